@@ -1,0 +1,327 @@
+//! The one pass over the labels.
+//!
+//! Each thread takes a contiguous block of both label slices and walks it in
+//! small chunks. A chunk's labels are widened to `u64` keys (order-preserving,
+//! see [`Label`]) in a stack buffer together with their minimum and maximum.
+//! When the chunk's key ranges fit the thread's dense window (a small
+//! row-major array of counts), each pair is one indexed increment; the window
+//! grows (doubling) while it stays below a size limit. Pairs outside any
+//! affordable window go to a hash map with a fixed-seed hasher. The per-thread
+//! counters are merged by key into one [`Table`].
+
+use foldhash::fast::FixedState;
+use hashbrown::HashMap;
+use rayon::prelude::*;
+
+use crate::label::Label;
+use crate::pool;
+use crate::table::Table;
+use crate::Error;
+
+/// Labels handled per chunk: two `u64` buffers of this length stay in L1.
+const CHUNK: usize = 1024;
+/// Below this many samples the pass runs on the calling thread.
+const PARALLEL_MIN: usize = 1 << 16;
+/// Bounds of the dense window, in cells, per thread.
+const WINDOW_MIN: u64 = 1 << 12;
+const WINDOW_MAX: u64 = 1 << 21;
+
+/// Builds the contingency table of two labelings in one pass.
+pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
+    if a.len() != b.len() {
+        return Err(Error::LengthMismatch {
+            left: a.len(),
+            right: b.len(),
+        });
+    }
+    let n = a.len();
+    let threads = if n >= PARALLEL_MIN { pool::threads() } else { 1 };
+    let counters: Vec<Counter> = if threads <= 1 {
+        vec![count_block(a, b)]
+    } else {
+        let block = n.div_ceil(threads);
+        pool::run(|| {
+            a.par_chunks(block)
+                .zip(b.par_chunks(block))
+                .map(|(x, y)| count_block(x, y))
+                .collect()
+        })
+    };
+    let mut cells = Vec::new();
+    let sorted = counters.len() == 1 && counters[0].sparse.is_empty();
+    for counter in counters {
+        counter.drain_into(&mut cells);
+    }
+    Table::from_key_cells(cells, sorted, A::KIND, B::KIND, threads)
+}
+
+fn count_block<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
+    // Zeroing a window costs as much as counting a quarter of its cells' worth of labels.
+    let limit = (a.len() as u64 / 4).clamp(WINDOW_MIN, WINDOW_MAX);
+    let mut counter = Counter::new(limit);
+    let mut ka = [0u64; CHUNK];
+    let mut kb = [0u64; CHUNK];
+    for (ca, cb) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
+        let m = ca.len();
+        let (a_lo, a_hi) = widen(ca, &mut ka[..m]);
+        let (b_lo, b_hi) = widen(cb, &mut kb[..m]);
+        counter.add(
+            &ka[..m],
+            &kb[..m],
+            Span {
+                a_lo,
+                a_hi,
+                b_lo,
+                b_hi,
+            },
+        );
+    }
+    counter
+}
+
+/// Writes the keys of `src` into `dst`; returns their minimum and maximum.
+#[inline]
+fn widen<T: Label>(src: &[T], dst: &mut [u64]) -> (u64, u64) {
+    let mut lo = u64::MAX;
+    let mut hi = 0;
+    for (d, &s) in dst.iter_mut().zip(src) {
+        let k = s.key();
+        *d = k;
+        lo = lo.min(k);
+        hi = hi.max(k);
+    }
+    (lo, hi)
+}
+
+/// The key ranges of one chunk (inclusive).
+#[derive(Clone, Copy)]
+struct Span {
+    a_lo: u64,
+    a_hi: u64,
+    b_lo: u64,
+    b_hi: u64,
+}
+
+/// Dense counts for keys `a0..a0 + na` × `b0..b0 + nb`, row-major.
+struct Window {
+    a0: u64,
+    b0: u64,
+    na: u64,
+    nb: u64,
+    counts: Vec<u64>,
+}
+
+impl Window {
+    fn covers(&self, s: Span) -> bool {
+        s.a_lo >= self.a0
+            && s.a_hi - self.a0 < self.na
+            && s.b_lo >= self.b0
+            && s.b_hi - self.b0 < self.nb
+    }
+
+    #[inline]
+    fn add(&mut self, ka: &[u64], kb: &[u64]) {
+        let (a0, b0, nb) = (self.a0, self.b0, self.nb);
+        for (&x, &y) in ka.iter().zip(kb) {
+            self.counts[((x - a0) * nb + (y - b0)) as usize] += 1;
+        }
+    }
+}
+
+struct Counter {
+    window: Option<Window>,
+    sparse: HashMap<(u64, u64), u64, FixedState>,
+    limit: u64,
+}
+
+impl Counter {
+    fn new(limit: u64) -> Self {
+        Counter {
+            window: None,
+            sparse: HashMap::with_hasher(FixedState::default()),
+            limit,
+        }
+    }
+
+    fn add(&mut self, ka: &[u64], kb: &[u64], span: Span) {
+        if !self.window.as_ref().is_some_and(|w| w.covers(span)) {
+            self.try_grow(span);
+        }
+        match &mut self.window {
+            Some(w) if w.covers(span) => w.add(ka, kb),
+            _ => {
+                for (&x, &y) in ka.iter().zip(kb) {
+                    *self.sparse.entry((x, y)).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+
+    /// Grows (or creates) the window to cover `span`, with room to spare, if
+    /// that stays within the limit; otherwise leaves it as it is.
+    fn try_grow(&mut self, span: Span) {
+        let (a, b) = match &self.window {
+            None => ((span.a_lo, span.a_hi), (span.b_lo, span.b_hi)),
+            Some(w) => (
+                grow(w.a0, w.na, span.a_lo, span.a_hi),
+                grow(w.b0, w.nb, span.b_lo, span.b_hi),
+            ),
+        };
+        let exact = match &self.window {
+            None => (a, b),
+            Some(w) => (
+                union(w.a0, w.na, span.a_lo, span.a_hi),
+                union(w.b0, w.nb, span.b_lo, span.b_hi),
+            ),
+        };
+        let Some((a, b)) = [(a, b), exact]
+            .into_iter()
+            .find(|&(a, b)| cells(a, b).is_some_and(|c| c <= self.limit))
+        else {
+            return;
+        };
+        let na = a.1 - a.0 + 1;
+        let nb = b.1 - b.0 + 1;
+        let mut counts = vec![0u64; (na * nb) as usize];
+        if let Some(old) = self.window.take() {
+            for i in 0..old.na {
+                let src = &old.counts[(i * old.nb) as usize..((i + 1) * old.nb) as usize];
+                let start = ((old.a0 + i - a.0) * nb + (old.b0 - b.0)) as usize;
+                counts[start..start + src.len()].copy_from_slice(src);
+            }
+        }
+        self.window = Some(Window {
+            a0: a.0,
+            b0: b.0,
+            na,
+            nb,
+            counts,
+        });
+    }
+
+    /// Appends every non-zero `(key_a, key_b, count)`; the window's come in key order.
+    fn drain_into(self, out: &mut Vec<(u64, u64, u64)>) {
+        if let Some(w) = self.window {
+            for (i, row) in w.counts.chunks_exact(w.nb as usize).enumerate() {
+                let ka = w.a0 + i as u64;
+                for (j, &c) in row.iter().enumerate() {
+                    if c != 0 {
+                        out.push((ka, w.b0 + j as u64, c));
+                    }
+                }
+            }
+        }
+        out.extend(self.sparse.into_iter().map(|((x, y), c)| (x, y, c)));
+    }
+}
+
+/// The inclusive range `[lo, hi]` covering `start..start + len` and `[s_lo, s_hi]`.
+fn union(start: u64, len: u64, s_lo: u64, s_hi: u64) -> (u64, u64) {
+    (start.min(s_lo), (start + (len - 1)).max(s_hi))
+}
+
+/// Like [`union`], but a side that has to move moves by at least the current
+/// length, so a window that keeps growing is copied only a logarithmic number of times.
+fn grow(start: u64, len: u64, s_lo: u64, s_hi: u64) -> (u64, u64) {
+    let (mut lo, mut hi) = union(start, len, s_lo, s_hi);
+    if lo < start {
+        lo = lo.min(start.saturating_sub(len));
+    }
+    if hi > start + (len - 1) {
+        hi = hi.max((start + (len - 1)).saturating_add(len));
+    }
+    (lo, hi)
+}
+
+fn cells(a: (u64, u64), b: (u64, u64)) -> Option<u64> {
+    (a.1 - a.0)
+        .checked_add(1)?
+        .checked_mul((b.1 - b.0).checked_add(1)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(a: &[i64], b: &[i64]) -> std::collections::BTreeMap<(i64, i64), u64> {
+        let mut m = std::collections::BTreeMap::new();
+        for (&x, &y) in a.iter().zip(b) {
+            *m.entry((x, y)).or_insert(0) += 1;
+        }
+        m
+    }
+
+    fn as_map(t: &Table) -> std::collections::BTreeMap<(i64, i64), u64> {
+        (0..t.cell_count.len())
+            .map(|k| {
+                let r = t.rows.value(t.cell_row[k] as usize) as i64;
+                let c = t.cols.value(t.cell_col[k] as usize) as i64;
+                ((r, c), t.cell_count[k])
+            })
+            .collect()
+    }
+
+    /// A small deterministic generator, so the tests need no crate.
+    fn lcg(seed: &mut u64) -> u64 {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *seed >> 33
+    }
+
+    #[test]
+    fn matches_naive_count_on_many_shapes() {
+        let mut seed = 7;
+        for &(n, ka, kb, spread) in &[
+            (0usize, 1u64, 1u64, 1i64),
+            (1, 1, 1, 1),
+            (1000, 3, 5, 1),
+            (5000, 20, 30, 1),
+            (200_000, 20, 30, 1),
+            (200_000, 1000, 1000, 1),
+            (70_000, 70_000, 50, 1),
+            (100_000, 40, 40, 1 << 40),
+        ] {
+            let a: Vec<i64> = (0..n)
+                .map(|_| (lcg(&mut seed) % ka) as i64 * spread - 3)
+                .collect();
+            let b: Vec<i64> = (0..n)
+                .map(|_| (lcg(&mut seed) % kb) as i64 * spread)
+                .collect();
+            let t = count(&a, &b).unwrap();
+            assert_eq!(as_map(&t), naive(&a, &b), "n={n} ka={ka} kb={kb}");
+            assert_eq!(t.n, n as u64);
+            assert_eq!(t.row_sums.iter().sum::<u64>(), n as u64);
+            assert_eq!(t.col_sums.iter().sum::<u64>(), n as u64);
+        }
+    }
+
+    #[test]
+    fn sorted_labels_grow_the_window() {
+        let a: Vec<u32> = (0..300_000u32).map(|i| i / 300).collect();
+        let b: Vec<u8> = (0..300_000u32).map(|i| (i % 7) as u8).collect();
+        let t = count(&a, &b).unwrap();
+        assert_eq!(t.rows.keys.len(), 1000);
+        assert_eq!(t.cols.keys.len(), 7);
+        assert!(t.cell_count.iter().all(|&c| c == 42 || c == 43));
+    }
+
+    #[test]
+    fn extreme_values_are_labels() {
+        let a = [i64::MIN, i64::MAX, 0, i64::MIN];
+        let b = [u64::MAX, 0, u64::MAX, u64::MAX];
+        let t = count(&a, &b).unwrap();
+        assert_eq!(t.rows.value(0), i128::from(i64::MIN));
+        assert_eq!(t.rows.value(2), i128::from(i64::MAX));
+        assert_eq!(t.cols.value(1), i128::from(u64::MAX));
+        assert_eq!(as_map(&t), naive(&[i64::MIN, i64::MAX, 0, i64::MIN], &[-1, 0, -1, -1]).into_iter().map(|((x, y), c)| ((x, if y == -1 { u64::MAX as i64 } else { y }), c)).collect());
+    }
+
+    #[test]
+    fn length_mismatch_is_an_error() {
+        assert_eq!(
+            count(&[1i64, 2], &[1i64]).unwrap_err(),
+            Error::LengthMismatch { left: 2, right: 1 }
+        );
+    }
+}

@@ -1,0 +1,21 @@
+//! Contingency tables and external cluster-comparison measures.
+//!
+//! One pass over two label slices builds a [`Table`] (the non-zero cells of the
+//! contingency table with their counts, the row and column sums, and `n`); every
+//! measure in [`scores`] is derived from that table, never from the labels again.
+//!
+//! This crate knows nothing of Python: it works on plain slices of integers and
+//! returns [`Error`] for bad input instead of panicking.
+#![forbid(unsafe_code)]
+
+mod count;
+mod error;
+mod label;
+pub mod pool;
+pub mod scores;
+mod table;
+
+pub use count::count;
+pub use error::Error;
+pub use label::{KeyKind, Label};
+pub use table::{Keys, Table};

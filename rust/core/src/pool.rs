@@ -1,0 +1,72 @@
+//! The one thread pool of the library.
+//!
+//! Sized by `FASTCLUSTER_METRICS_NUM_THREADS`, else by the number of cores. A
+//! process forked after the pool started has none of its threads: there every
+//! call runs on the calling thread instead of waiting forever on the dead pool.
+
+use std::sync::LazyLock;
+
+use rayon::{ThreadPool, ThreadPoolBuilder};
+
+/// The environment variable that sets the number of threads.
+pub const THREADS_VAR: &str = "FASTCLUSTER_METRICS_NUM_THREADS";
+
+struct Pool {
+    pool: Option<ThreadPool>,
+    threads: usize,
+    pid: u32,
+}
+
+static POOL: LazyLock<Pool> = LazyLock::new(|| {
+    let threads = configured_threads();
+    let pool = if threads > 1 {
+        ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("fastcluster-metrics-{i}"))
+            .build()
+            .ok()
+    } else {
+        None
+    };
+    let threads = if pool.is_some() { threads } else { 1 };
+    Pool {
+        pool,
+        threads,
+        pid: std::process::id(),
+    }
+});
+
+fn configured_threads() -> usize {
+    std::env::var(THREADS_VAR)
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn live_pool() -> Option<&'static ThreadPool> {
+    let pool = &*POOL;
+    if pool.pid == std::process::id() {
+        pool.pool.as_ref()
+    } else {
+        None
+    }
+}
+
+/// How many threads a parallel step may use in this process (1 in a forked child).
+pub fn threads() -> usize {
+    if live_pool().is_some() {
+        POOL.threads
+    } else {
+        1
+    }
+}
+
+/// Runs `f` inside the pool, so that rayon's parallel iterators in it use the
+/// pool's threads. Callers only use parallel iterators when [`threads`] > 1.
+pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match live_pool() {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}

@@ -1,0 +1,314 @@
+//! Every measure, computed from a [`Table`] alone.
+//!
+//! The information measures follow scikit-learn's formulas term for term
+//! (including its conventions for degenerate tables), with compensated sums;
+//! the pair counts are exact integers.
+
+use crate::Table;
+
+/// The exact sums every pair-counting measure is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PairSums {
+    /// Number of samples.
+    pub n: u128,
+    /// Σ n_ij² over the cells.
+    pub cells_sq: u128,
+    /// Σ a_i² over the row sums.
+    pub rows_sq: u128,
+    /// Σ b_j² over the column sums.
+    pub cols_sq: u128,
+}
+
+fn sum_sq(xs: &[u64]) -> u128 {
+    xs.iter().map(|&x| u128::from(x) * u128::from(x)).sum()
+}
+
+/// Σ n_ij², Σ a_i², Σ b_j² and n, exact (`u128` holds them for any n < 2^64).
+pub fn pair_sums(t: &Table) -> PairSums {
+    PairSums {
+        n: u128::from(t.n),
+        cells_sq: sum_sq(&t.cell_count),
+        rows_sq: sum_sq(&t.row_sums),
+        cols_sq: sum_sq(&t.col_sums),
+    }
+}
+
+/// Neumaier's compensated sum.
+#[derive(Default, Clone, Copy)]
+struct Sum {
+    sum: f64,
+    carry: f64,
+}
+
+impl Sum {
+    #[inline]
+    fn add(&mut self, x: f64) {
+        let t = self.sum + x;
+        if self.sum.abs() >= x.abs() {
+            self.carry += (self.sum - t) + x;
+        } else {
+            self.carry += (x - t) + self.sum;
+        }
+        self.sum = t;
+    }
+
+    fn value(self) -> f64 {
+        self.sum + self.carry
+    }
+}
+
+/// Shannon entropy (natural log) of the labeling whose class sizes are
+/// `counts` (zeros ignored): 1.0 for no samples and 0.0 for one class, as
+/// scikit-learn's `entropy`.
+pub fn entropy(counts: &[u64]) -> f64 {
+    let nonzero = counts.iter().filter(|&&c| c > 0).count();
+    match nonzero {
+        0 => return 1.0,
+        1 => return 0.0,
+        _ => {}
+    }
+    let total: u64 = counts.iter().sum();
+    let (total, ln_total) = (total as f64, (total as f64).ln());
+    let mut s = Sum::default();
+    for &c in counts.iter().filter(|&&c| c > 0) {
+        let c = c as f64;
+        s.add((c / total) * (c.ln() - ln_total));
+    }
+    -s.value()
+}
+
+/// Mutual information (natural log) of the table, as scikit-learn's
+/// `mutual_info_score`: 0.0 when either side has a single row or column;
+/// per-cell terms smaller than machine epsilon count as zero; never negative.
+pub fn mutual_info(t: &Table) -> f64 {
+    if t.n_rows() == 1 || t.n_cols() == 1 || t.n == 0 {
+        return 0.0;
+    }
+    let n = t.n as f64;
+    let ln_n = n.ln();
+    let ln_a: Vec<f64> = t.row_sums.iter().map(|&a| (a as f64).ln()).collect();
+    let ln_b: Vec<f64> = t.col_sums.iter().map(|&b| (b as f64).ln()).collect();
+    let mut s = Sum::default();
+    for k in 0..t.cell_count.len() {
+        let nij = t.cell_count[k] as f64;
+        let p = nij / n;
+        let log_outer = -(ln_a[t.cell_row[k] as usize] + ln_b[t.cell_col[k] as usize]) + ln_n + ln_n;
+        let term = p * (nij.ln() - ln_n) + p * log_outer;
+        if term.abs() >= f64::EPSILON {
+            s.add(term);
+        }
+    }
+    s.value().max(0.0)
+}
+
+/// Purity: (1/n) Σ_j max_i n_ij, the share of samples in the majority class of
+/// their cluster (rows are classes, columns clusters). 1.0 for no samples.
+pub fn purity(t: &Table) -> f64 {
+    if t.n == 0 {
+        return 1.0;
+    }
+    let mut best = vec![0u64; t.n_cols()];
+    for (&j, &c) in t.cell_col.iter().zip(&t.cell_count) {
+        let b = &mut best[j as usize];
+        *b = (*b).max(c);
+    }
+    best.iter().sum::<u64>() as f64 / t.n as f64
+}
+
+/// Expected mutual information of two random labelings with the table's
+/// row and column sums (the hypergeometric model of Vinh, Epps and Bailey,
+/// 2010), as scikit-learn's `expected_mutual_information`: 0.0 when either
+/// side has a single row or column.
+///
+/// scikit-learn sums every term of every (row, column) pair with nine
+/// `lgamma` calls each. Here pairs with equal sizes are summed once, and each
+/// pair's sum starts at the mode of its hypergeometric distribution, walks
+/// outward with the ratio of consecutive probabilities (no `lgamma` per term),
+/// and stops once a bound on the remaining tail (the probabilities decay at
+/// least geometrically past the mode) is below 2^-60 of what was summed.
+pub fn expected_mutual_info(t: &Table) -> f64 {
+    if t.n_rows() == 1 || t.n_cols() == 1 || t.n == 0 {
+        return 0.0;
+    }
+    let rows = size_counts(&t.row_sums);
+    let cols = size_counts(&t.col_sums);
+    let n = t.n;
+    let ln_n = (n as f64).ln();
+    let mut total = Sum::default();
+    for &(a, ca) in &rows {
+        for &(b, cb) in &cols {
+            total.add((ca as f64) * (cb as f64) * pair_emi(a, b, n, ln_n));
+        }
+    }
+    total.value()
+}
+
+/// The distinct non-zero sizes in `sums`, each with how often it occurs.
+fn size_counts(sums: &[u64]) -> Vec<(u64, u64)> {
+    let mut v: Vec<u64> = sums.iter().copied().filter(|&s| s > 0).collect();
+    v.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for s in v {
+        match out.last_mut() {
+            Some((size, count)) if *size == s => *count += 1,
+            _ => out.push((s, 1)),
+        }
+    }
+    out
+}
+
+/// Relative size of the tail bound at which a pair's EMI sum stops (2^-60).
+const STOP: f64 = 1.0 / (1u64 << 60) as f64;
+
+fn ln_factorial(k: u64) -> f64 {
+    libm::lgamma(k as f64 + 1.0)
+}
+
+/// Σ_k P(k) · (k/n) · ln(n k / (a b)) over the hypergeometric P of a cell with
+/// row sum `a`, column sum `b`, `n` samples.
+fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
+    let lo = (a + b).saturating_sub(n).max(1);
+    let hi = a.min(b);
+    if lo > hi {
+        return 0.0;
+    }
+    let (af, bf, nf) = (a as f64, b as f64, n as f64);
+    let ln_ab = af.ln() + bf.ln();
+    // n - a - b + k, the fourth cell of the 2x2 table, as a float (may be negative for k < lo).
+    let rest = nf - af - bf;
+    let mode = (((a as u128 + 1) * (b as u128 + 1)) / (n as u128 + 2)) as u64;
+    let m = mode.clamp(lo, hi);
+    let ln_p = ln_factorial(a) + ln_factorial(b) + ln_factorial(n - a) + ln_factorial(n - b)
+        - ln_factorial(n)
+        - ln_factorial(m)
+        - ln_factorial(a - m)
+        - ln_factorial(b - m)
+        - ln_factorial(n + m - a - b);
+    let p_m = ln_p.exp();
+    let term = |k: u64, p: f64| {
+        let kf = k as f64;
+        p * (kf / nf) * (ln_n + kf.ln() - ln_ab)
+    };
+    // |(k/n) ln(n k/(a b))| ≤ (hi/n) · max(|ln(n/(ab))|, |ln(n hi/(ab))|) on lo..=hi.
+    let factor = (hi as f64 / nf) * (ln_n - ln_ab).abs().max((ln_n + (hi as f64).ln() - ln_ab).abs());
+    let tiny = f64::MIN_POSITIVE;
+    let mut s = Sum::default();
+    let mut mass = 0.0f64;
+    let t = term(m, p_m);
+    s.add(t);
+    mass += t.abs();
+    // Upward: P(k+1) = P(k) (a-k)(b-k) / ((k+1)(n-a-b+k+1)).
+    let mut p = p_m;
+    let mut k = m;
+    while k < hi {
+        let kf = k as f64;
+        let r = (af - kf) * (bf - kf) / ((kf + 1.0) * (rest + kf + 1.0));
+        p *= r;
+        k += 1;
+        let t = term(k, p);
+        s.add(t);
+        mass += t.abs();
+        if r < 1.0 && p * factor * r / (1.0 - r) <= mass * STOP + tiny {
+            break;
+        }
+    }
+    // Downward: P(k-1) = P(k) k (n-a-b+k) / ((a-k+1)(b-k+1)).
+    let mut p = p_m;
+    let mut k = m;
+    while k > lo {
+        let kf = k as f64;
+        let r = kf * (rest + kf) / ((af - kf + 1.0) * (bf - kf + 1.0));
+        p *= r;
+        k -= 1;
+        let t = term(k, p);
+        s.add(t);
+        mass += t.abs();
+        if r < 1.0 && p * factor * r / (1.0 - r) <= mass * STOP + tiny {
+            break;
+        }
+    }
+    s.value()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count;
+
+    /// scikit-learn's EMI loop, term for term, for the cross-check.
+    fn emi_reference(a: &[u64], b: &[u64], n: u64) -> f64 {
+        let mut emi = 0.0;
+        let nf = n as f64;
+        for &ai in a {
+            for &bj in b {
+                let start = (ai + bj).saturating_sub(n).max(1);
+                for nij in start..=ai.min(bj) {
+                    let term2 = (nf * nij as f64).ln() - (ai as f64).ln() - (bj as f64).ln();
+                    let gln = ln_factorial(ai) + ln_factorial(bj) + ln_factorial(n - ai)
+                        + ln_factorial(n - bj)
+                        - ln_factorial(nij)
+                        - ln_factorial(n)
+                        - ln_factorial(ai - nij)
+                        - ln_factorial(bj - nij)
+                        - ln_factorial(n + nij - ai - bj);
+                    emi += nij as f64 / nf * term2 * gln.exp();
+                }
+            }
+        }
+        emi
+    }
+
+    fn table(a: &[i64], b: &[i64]) -> Table {
+        count(a, b).unwrap()
+    }
+
+    #[test]
+    fn pair_sums_are_exact() {
+        let t = table(&[0, 0, 1, 1, 1], &[0, 1, 1, 1, 2]);
+        let s = pair_sums(&t);
+        assert_eq!(s.n, 5);
+        assert_eq!(s.cells_sq, 1 + 1 + 4 + 1);
+        assert_eq!(s.rows_sq, 4 + 9);
+        assert_eq!(s.cols_sq, 1 + 9 + 1);
+    }
+
+    #[test]
+    fn entropy_conventions() {
+        assert_eq!(entropy(&[]), 1.0);
+        assert_eq!(entropy(&[5]), 0.0);
+        assert!((entropy(&[1, 1]) - std::f64::consts::LN_2).abs() < 1e-15);
+    }
+
+    #[test]
+    fn mutual_info_of_identical_labelings_is_their_entropy() {
+        let a = [0, 0, 1, 2, 2, 2];
+        let t = table(&a, &a);
+        assert!((mutual_info(&t) - entropy(&t.row_sums)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn emi_matches_the_full_sum() {
+        let mut seed = 3u64;
+        for &(n, ka, kb) in &[(10usize, 2, 3), (50, 4, 4), (300, 5, 7), (2000, 3, 40), (400, 400, 3)] {
+            let mut next = || {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                (seed >> 33) as i64
+            };
+            let a: Vec<i64> = (0..n).map(|_| next() % ka).collect();
+            let b: Vec<i64> = (0..n).map(|_| next() % kb).collect();
+            let t = table(&a, &b);
+            let want = emi_reference(&t.row_sums, &t.col_sums, t.n);
+            let got = expected_mutual_info(&t);
+            assert!(
+                (got - want).abs() <= 1e-11 * want.abs().max(1e-3),
+                "n={n}: {got} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn purity_counts_majorities() {
+        let t = table(&[0, 0, 1, 1, 1, 2], &[0, 0, 0, 1, 1, 1]);
+        assert!((purity(&t) - 4.0 / 6.0).abs() < 1e-15);
+    }
+}
