@@ -1,1 +1,206 @@
+//! The pyo3 binding: dtype dispatch, GIL release, error mapping. Nothing clever;
+//! every loop over samples lives in `fastcluster_metrics_core`.
 
+use fastcluster_metrics_core::{self as fcm, scores, KeyKind, Label};
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// A core error on its way to Python (always a `ValueError`, as in scikit-learn).
+struct CoreError(fcm::Error);
+
+impl From<CoreError> for PyErr {
+    fn from(e: CoreError) -> PyErr {
+        PyValueError::new_err(e.0.to_string())
+    }
+}
+
+impl From<fcm::Error> for CoreError {
+    fn from(e: fcm::Error) -> Self {
+        CoreError(e)
+    }
+}
+
+/// A 1-D integer label array of any width and signedness (numpy bool arrives as `uint8`).
+#[derive(FromPyObject)]
+enum Labels<'py> {
+    I64(PyReadonlyArray1<'py, i64>),
+    I32(PyReadonlyArray1<'py, i32>),
+    I16(PyReadonlyArray1<'py, i16>),
+    I8(PyReadonlyArray1<'py, i8>),
+    U64(PyReadonlyArray1<'py, u64>),
+    U32(PyReadonlyArray1<'py, u32>),
+    U16(PyReadonlyArray1<'py, u16>),
+    U8(PyReadonlyArray1<'py, u8>),
+}
+
+/// Calls `$f` with the labels as a slice of their own type (never copied).
+macro_rules! with_slice {
+    ($labels:expr, |$s:ident| $body:expr) => {
+        match $labels {
+            Labels::I64(x) => { let $s = x.as_slice()?; $body }
+            Labels::I32(x) => { let $s = x.as_slice()?; $body }
+            Labels::I16(x) => { let $s = x.as_slice()?; $body }
+            Labels::I8(x) => { let $s = x.as_slice()?; $body }
+            Labels::U64(x) => { let $s = x.as_slice()?; $body }
+            Labels::U32(x) => { let $s = x.as_slice()?; $body }
+            Labels::U16(x) => { let $s = x.as_slice()?; $body }
+            Labels::U8(x) => { let $s = x.as_slice()?; $body }
+        }
+    };
+}
+
+fn count_against<A: Label>(py: Python<'_>, a: &[A], b: &Labels<'_>) -> PyResult<fcm::Table> {
+    with_slice!(b, |b| Ok(py
+        .detach(|| fcm::count(a, b))
+        .map_err(CoreError::from)?))
+}
+
+/// The contingency table of two labelings, in one pass over them (GIL released).
+#[pyfunction]
+fn count(py: Python<'_>, labels_true: Labels<'_>, labels_pred: Labels<'_>) -> PyResult<Table> {
+    let inner = with_slice!(&labels_true, |a| count_against(py, a, &labels_pred))?;
+    Ok(Table { inner })
+}
+
+/// A table given by its shape and cells (repeated cells add; zeros are dropped).
+#[pyfunction]
+fn table_from_cells(
+    py: Python<'_>,
+    n_rows: usize,
+    n_cols: usize,
+    rows: PyReadonlyArray1<'_, i64>,
+    cols: PyReadonlyArray1<'_, i64>,
+    counts: PyReadonlyArray1<'_, i64>,
+) -> PyResult<Table> {
+    let (r, c, v) = (rows.as_slice()?, cols.as_slice()?, counts.as_slice()?);
+    let inner = py
+        .detach(|| fcm::Table::from_cells(n_rows, n_cols, r, c, v))
+        .map_err(CoreError::from)?;
+    Ok(Table { inner })
+}
+
+/// The number of threads the pool uses in this process.
+#[pyfunction]
+fn num_threads() -> usize {
+    fcm::pool::threads()
+}
+
+/// A sparse contingency table: rows are the classes of `labels_true`, columns
+/// the clusters of `labels_pred`, both in sorted label order.
+#[pyclass(frozen, module = "fastcluster_metrics._native")]
+struct Table {
+    inner: fcm::Table,
+}
+
+fn keys_array<'py>(py: Python<'py>, keys: &fcm::Keys) -> Bound<'py, PyAny> {
+    match keys.kind {
+        KeyKind::Signed => {
+            let v: Vec<i64> = (0..keys.keys.len()).map(|i| keys.value(i) as i64).collect();
+            PyArray1::from_vec(py, v).into_any()
+        }
+        KeyKind::Unsigned => PyArray1::from_slice(py, &keys.keys).into_any(),
+    }
+}
+
+#[pymethods]
+impl Table {
+    /// Number of samples.
+    #[getter]
+    fn n(&self) -> u64 {
+        self.inner.n
+    }
+
+    /// (number of classes, number of clusters).
+    #[getter]
+    fn shape(&self) -> (usize, usize) {
+        (self.inner.n_rows(), self.inner.n_cols())
+    }
+
+    /// Number of non-zero cells.
+    #[getter]
+    fn nnz(&self) -> usize {
+        self.inner.cell_count.len()
+    }
+
+    /// The sorted class labels (int64 or uint64).
+    fn row_keys<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        keys_array(py, &self.inner.rows)
+    }
+
+    /// The sorted cluster labels (int64 or uint64).
+    fn col_keys<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        keys_array(py, &self.inner.cols)
+    }
+
+    fn row_sums<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        PyArray1::from_slice(py, &self.inner.row_sums)
+    }
+
+    fn col_sums<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        PyArray1::from_slice(py, &self.inner.col_sums)
+    }
+
+    /// The non-zero cells as (row indices, column indices, counts), row-major.
+    #[allow(clippy::type_complexity)]
+    fn cells<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (
+        Bound<'py, PyArray1<u32>>,
+        Bound<'py, PyArray1<u32>>,
+        Bound<'py, PyArray1<u64>>,
+    ) {
+        (
+            PyArray1::from_slice(py, &self.inner.cell_row),
+            PyArray1::from_slice(py, &self.inner.cell_col),
+            PyArray1::from_slice(py, &self.inner.cell_count),
+        )
+    }
+
+    /// (n, Σ n_ij², Σ a_i², Σ b_j²) as exact Python integers.
+    fn pair_sums(&self) -> (u128, u128, u128, u128) {
+        let s = scores::pair_sums(&self.inner);
+        (s.n, s.cells_sq, s.rows_sq, s.cols_sq)
+    }
+
+    fn entropy_rows(&self) -> f64 {
+        scores::entropy(&self.inner.row_sums)
+    }
+
+    fn entropy_cols(&self) -> f64 {
+        scores::entropy(&self.inner.col_sums)
+    }
+
+    fn mutual_info(&self, py: Python<'_>) -> f64 {
+        py.detach(|| scores::mutual_info(&self.inner))
+    }
+
+    fn expected_mutual_info(&self, py: Python<'_>) -> f64 {
+        py.detach(|| scores::expected_mutual_info(&self.inner))
+    }
+
+    fn purity(&self) -> f64 {
+        scores::purity(&self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Table(n={}, shape=({}, {}), nnz={})",
+            self.inner.n,
+            self.inner.n_rows(),
+            self.inner.n_cols(),
+            self.inner.cell_count.len()
+        )
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(count, m)?)?;
+    m.add_function(wrap_pyfunction!(table_from_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(num_threads, m)?)?;
+    m.add_class::<Table>()?;
+    m.add("THREADS_VAR", fcm::pool::THREADS_VAR)?;
+    Ok(())
+}

@@ -1,0 +1,69 @@
+"""Parameter checks with scikit-learn's messages (its ``validate_params``, reduced to what we use)."""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "InvalidParameterError",
+    "check_array_like",
+    "check_average_method",
+    "check_beta",
+]
+
+AVERAGE_METHODS = ("arithmetic", "geometric", "max", "min")
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter has the wrong type or value (as scikit-learn's, a ValueError and a TypeError)."""
+
+
+def _fail(name: str, func: str, expected: str, value: Any) -> InvalidParameterError:
+    return InvalidParameterError(
+        f"The {name!r} parameter of {func} must be {expected}. Got {value!r} instead."
+    )
+
+
+def is_array_like(x: object) -> bool:
+    """scikit-learn's ``_is_arraylike_not_scalar``."""
+    has_len = hasattr(x, "__len__") or hasattr(x, "shape") or hasattr(x, "__array__")
+    return has_len and not np.isscalar(x)
+
+
+def check_array_like(func: str, allow_none: bool = False, **params: object) -> None:
+    for name, value in params.items():
+        if value is None and allow_none:
+            continue
+        if not is_array_like(value):
+            expected = "an array-like or None" if allow_none else "an array-like"
+            raise _fail(name, func, expected, value)
+
+
+def check_average_method(func: str, average_method: object) -> str:
+    if not isinstance(average_method, str) or average_method not in AVERAGE_METHODS:
+        among = "{" + ", ".join(repr(m) for m in AVERAGE_METHODS) + "}"
+        raise _fail("average_method", func, f"a str among {among}", average_method)
+    return average_method
+
+
+def _non_negative_real(x: object) -> bool:
+    return isinstance(x, Real) and not np.isnan(float(x)) and float(x) >= 0
+
+
+def check_beta(func: str, beta: object) -> float:
+    if not _non_negative_real(beta):
+        raise _fail("beta", func, "a float in the range [0.0, inf)", beta)
+    return float(beta)  # type: ignore[arg-type]
+
+
+def check_eps(func: str, eps: object) -> None:
+    if eps is not None and not _non_negative_real(eps):
+        raise _fail("eps", func, "a float in the range [0.0, inf) or None", eps)
+
+
+def check_bool(func: str, name: str, value: object) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise _fail(name, func, "an instance of 'bool' or an instance of 'numpy.bool'", value)
