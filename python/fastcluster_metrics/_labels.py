@@ -85,8 +85,10 @@ def _for_rust(arr: NDArray[Any]) -> NDArray[Any]:
     kind = arr.dtype.kind
     if kind == "b":
         arr = arr.view(np.uint8)
-    elif kind == "f" and arr.size and bool(
-        (np.abs(arr) < _INT64_LIMIT).all() and (arr == np.trunc(arr)).all()
+    elif (
+        kind == "f"
+        and arr.size
+        and bool((np.abs(arr) < _INT64_LIMIT).all() and (arr == np.trunc(arr)).all())
     ):
         arr = arr.astype(np.int64)
     elif kind not in "iu":

@@ -229,9 +229,7 @@ def _hcv(table: _native.Table, beta: float) -> tuple[float, float, float]:
     if homogeneity + completeness == 0.0:
         v_measure = 0.0
     else:
-        v_measure = (
-            (1 + beta) * homogeneity * completeness / (beta * homogeneity + completeness)
-        )
+        v_measure = (1 + beta) * homogeneity * completeness / (beta * homogeneity + completeness)
     return float(homogeneity), float(completeness), float(v_measure)
 
 
@@ -283,9 +281,7 @@ def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     return _hcv(_table("completeness_score", labels_true, labels_pred), 1.0)[1]
 
 
-def v_measure_score(
-    labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0
-) -> float:
+def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0) -> float:
     """V-measure: the weighted harmonic mean of homogeneity and completeness.
 
     Same as :func:`sklearn.metrics.v_measure_score`; equal to
@@ -321,7 +317,11 @@ def _contingency_table(contingency: Any) -> _native.Table:
                 " feature or array.reshape(1, -1) if it contains a single sample."
             )
         if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-            raise ValueError("Input contains NaN." if np.isnan(arr).any() else "Input contains infinity or a value too large for dtype('float64').")
+            raise ValueError(
+                "Input contains NaN."
+                if np.isnan(arr).any()
+                else "Input contains infinity or a value too large for dtype('float64')."
+            )
         rows, cols = np.nonzero(arr)
         shape = arr.shape
         values = arr[rows, cols]

@@ -35,7 +35,11 @@ pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
         });
     }
     let n = a.len();
-    let threads = if n >= PARALLEL_MIN { pool::threads() } else { 1 };
+    let threads = if n >= PARALLEL_MIN {
+        pool::threads()
+    } else {
+        1
+    };
     let counters: Vec<Counter> = if threads <= 1 {
         vec![count_block(a, b)]
     } else {
@@ -314,7 +318,13 @@ mod tests {
         assert_eq!(t.rows.value(0), i128::from(i64::MIN));
         assert_eq!(t.rows.value(2), i128::from(i64::MAX));
         assert_eq!(t.cols.value(1), i128::from(u64::MAX));
-        assert_eq!(as_map(&t), naive(&[i64::MIN, i64::MAX, 0, i64::MIN], &[-1, 0, -1, -1]).into_iter().map(|((x, y), c)| ((x, if y == -1 { u64::MAX as i64 } else { y }), c)).collect());
+        assert_eq!(
+            as_map(&t),
+            naive(&[i64::MIN, i64::MAX, 0, i64::MIN], &[-1, 0, -1, -1])
+                .into_iter()
+                .map(|((x, y), c)| ((x, if y == -1 { u64::MAX as i64 } else { y }), c))
+                .collect()
+        );
     }
 
     #[test]

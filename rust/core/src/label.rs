@@ -67,7 +67,10 @@ mod tests {
         for v in values {
             assert_eq!(KeyKind::Signed.value(v.key()), i128::from(v));
         }
-        assert_eq!(KeyKind::Unsigned.value(u64::MAX.key()), i128::from(u64::MAX));
+        assert_eq!(
+            KeyKind::Unsigned.value(u64::MAX.key()),
+            i128::from(u64::MAX)
+        );
         assert_eq!((-3i8).key(), (-3i64).key());
     }
 }

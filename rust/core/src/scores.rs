@@ -92,7 +92,8 @@ pub fn mutual_info(t: &Table) -> f64 {
     for k in 0..t.cell_count.len() {
         let nij = t.cell_count[k] as f64;
         let p = nij / n;
-        let log_outer = -(ln_a[t.cell_row[k] as usize] + ln_b[t.cell_col[k] as usize]) + ln_n + ln_n;
+        let log_outer =
+            -(ln_a[t.cell_row[k] as usize] + ln_b[t.cell_col[k] as usize]) + ln_n + ln_n;
         let term = p * (nij.ln() - ln_n) + p * log_outer;
         if term.abs() >= f64::EPSILON {
             s.add(term);
@@ -190,7 +191,10 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
         p * (kf / nf) * (ln_n + kf.ln() - ln_ab)
     };
     // |(k/n) ln(n k/(a b))| ≤ (hi/n) · max(|ln(n/(ab))|, |ln(n hi/(ab))|) on lo..=hi.
-    let factor = (hi as f64 / nf) * (ln_n - ln_ab).abs().max((ln_n + (hi as f64).ln() - ln_ab).abs());
+    let factor = (hi as f64 / nf)
+        * (ln_n - ln_ab)
+            .abs()
+            .max((ln_n + (hi as f64).ln() - ln_ab).abs());
     let tiny = f64::MIN_POSITIVE;
     let mut s = Sum::default();
     let mut mass = 0.0f64;
@@ -244,7 +248,9 @@ mod tests {
                 let start = (ai + bj).saturating_sub(n).max(1);
                 for nij in start..=ai.min(bj) {
                     let term2 = (nf * nij as f64).ln() - (ai as f64).ln() - (bj as f64).ln();
-                    let gln = ln_factorial(ai) + ln_factorial(bj) + ln_factorial(n - ai)
+                    let gln = ln_factorial(ai)
+                        + ln_factorial(bj)
+                        + ln_factorial(n - ai)
                         + ln_factorial(n - bj)
                         - ln_factorial(nij)
                         - ln_factorial(n)
@@ -289,7 +295,13 @@ mod tests {
     #[test]
     fn emi_matches_the_full_sum() {
         let mut seed = 3u64;
-        for &(n, ka, kb) in &[(10usize, 2, 3), (50, 4, 4), (300, 5, 7), (2000, 3, 40), (400, 400, 3)] {
+        for &(n, ka, kb) in &[
+            (10usize, 2, 3),
+            (50, 4, 4),
+            (300, 5, 7),
+            (2000, 3, 40),
+            (400, 400, 3),
+        ] {
             let mut next = || {
                 seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
                 (seed >> 33) as i64

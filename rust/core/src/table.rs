@@ -147,8 +147,18 @@ impl Table {
             }
             all
         };
-        table.row_sums = full(&table.rows.keys, &mut table.cell_row, &table.row_sums, n_rows);
-        table.col_sums = full(&table.cols.keys, &mut table.cell_col, &table.col_sums, n_cols);
+        table.row_sums = full(
+            &table.rows.keys,
+            &mut table.cell_row,
+            &table.row_sums,
+            n_rows,
+        );
+        table.col_sums = full(
+            &table.cols.keys,
+            &mut table.cell_col,
+            &table.col_sums,
+            n_cols,
+        );
         table.rows.keys = (0..n_rows as u64).collect();
         table.cols.keys = (0..n_cols as u64).collect();
         Ok(table)

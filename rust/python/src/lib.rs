@@ -38,14 +38,38 @@ enum Labels<'py> {
 macro_rules! with_slice {
     ($labels:expr, |$s:ident| $body:expr) => {
         match $labels {
-            Labels::I64(x) => { let $s = x.as_slice()?; $body }
-            Labels::I32(x) => { let $s = x.as_slice()?; $body }
-            Labels::I16(x) => { let $s = x.as_slice()?; $body }
-            Labels::I8(x) => { let $s = x.as_slice()?; $body }
-            Labels::U64(x) => { let $s = x.as_slice()?; $body }
-            Labels::U32(x) => { let $s = x.as_slice()?; $body }
-            Labels::U16(x) => { let $s = x.as_slice()?; $body }
-            Labels::U8(x) => { let $s = x.as_slice()?; $body }
+            Labels::I64(x) => {
+                let $s = x.as_slice()?;
+                $body
+            }
+            Labels::I32(x) => {
+                let $s = x.as_slice()?;
+                $body
+            }
+            Labels::I16(x) => {
+                let $s = x.as_slice()?;
+                $body
+            }
+            Labels::I8(x) => {
+                let $s = x.as_slice()?;
+                $body
+            }
+            Labels::U64(x) => {
+                let $s = x.as_slice()?;
+                $body
+            }
+            Labels::U32(x) => {
+                let $s = x.as_slice()?;
+                $body
+            }
+            Labels::U16(x) => {
+                let $s = x.as_slice()?;
+                $body
+            }
+            Labels::U8(x) => {
+                let $s = x.as_slice()?;
+                $body
+            }
         }
     };
 }
