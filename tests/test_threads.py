@@ -1,0 +1,97 @@
+"""The thread pool: same answers at every thread count, in threads, and after fork()."""
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import fastcluster_metrics as fcm
+
+N = 400_000  # above the size at which the pass goes parallel
+
+
+def _labels(seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 20, N)
+    b = (a * 7 + rng.integers(0, 30, N)) % 30
+    return a, b
+
+
+def _scores(a, b):
+    return (
+        fcm.adjusted_rand_score(a, b),
+        fcm.adjusted_mutual_info_score(a, b),
+        fcm.mutual_info_score(a, b),
+        fcm.pair_confusion_matrix(a, b).tolist(),
+    )
+
+
+SCRIPT = """
+import numpy as np, fastcluster_metrics as fcm
+rng = np.random.default_rng(0)
+a = rng.integers(0, 20, {n}); b = (a * 7 + rng.integers(0, 30, {n})) % 30
+print(fcm.num_threads(), repr(fcm.adjusted_rand_score(a, b)), repr(fcm.mutual_info_score(a, b)),
+      repr(fcm.adjusted_mutual_info_score(a, b)))
+"""
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_results_identical_across_thread_counts(threads):
+    env = dict(os.environ, FASTCLUSTER_METRICS_NUM_THREADS=threads)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT.format(n=N)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert out[0] == threads
+    a, b = _labels()
+    assert out[1:] == [
+        repr(fcm.adjusted_rand_score(a, b)),
+        repr(fcm.mutual_info_score(a, b)),
+        repr(fcm.adjusted_mutual_info_score(a, b)),
+    ]
+
+
+def test_many_python_threads_share_arrays():
+    a, b = _labels()
+    want = _scores(a, b)
+    results = []
+
+    def work():
+        for _ in range(3):
+            results.append(_scores(a, b))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 12
+    assert all(r == want for r in results)
+
+
+def _child(queue):
+    a, b = _labels()
+    queue.put((fcm.num_threads(), _scores(a, b)))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork is POSIX-only")
+@pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning")
+def test_forked_child_after_pool_started_does_not_hang():
+    a, b = _labels()
+    want = _scores(a, b)  # starts the pool in the parent
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_child, args=(queue,))
+    proc.start()
+    threads, got = queue.get(timeout=60)
+    proc.join(timeout=60)
+    assert proc.exitcode == 0
+    assert threads == 1  # the child has none of the parent's pool threads
+    assert got == want
