@@ -413,7 +413,10 @@ mod tests {
             let total: f64 = (0..=draws.min(white))
                 .map(|k| ln_hypergeometric(k, white, black, draws).exp())
                 .sum();
-            assert!((total - 1.0).abs() < 1e-12, "{white} {black} {draws}: {total}");
+            assert!(
+                (total - 1.0).abs() < 1e-12,
+                "{white} {black} {draws}: {total}"
+            );
         }
     }
 
