@@ -8,6 +8,7 @@ Profiles, chosen with the environment variable HYPOTHESIS_PROFILE:
 
 import os
 import sys
+import warnings
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -28,3 +29,13 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# When a hypothesis test fails, its pytest plugin imports hypothesis.extra._patching (and libcst,
+# where installed) to suggest a patch; under filterwarnings = error a DeprecationWarning raised by
+# that import turns the failure report into an INTERNALERROR. Import it once here, quietly.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    try:
+        import hypothesis.extra._patching  # noqa: F401
+    except ImportError:
+        pass
