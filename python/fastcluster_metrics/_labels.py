@@ -1,13 +1,15 @@
 """Where user labels become arrays the Rust core reads.
 
 Integer and bool numpy arrays go to Rust as they are (bool viewed as uint8);
-only non-native byte order or non-contiguous memory is copied. Other label
-types (floats, strings, objects) are turned into integer codes here, in sorted
-label order, which keeps scikit-learn's class order.
+only non-native byte order or non-contiguous memory is copied. Integral floats
+are cast once. String arrays (``U``, ``S``) and object arrays of ``str`` are
+hashed in Rust into integer codes numbered in sorted label order, which keeps
+scikit-learn's class order; anything else goes through ``np.unique`` first.
 """
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
@@ -30,8 +32,6 @@ def to_array(labels: Any) -> NDArray[Any]:
             raise ValueError("Input contains NaN.")
         if np.isinf(arr).any():
             raise ValueError(f"Input contains infinity or a value too large for {arr.dtype!r}.")
-    elif kind == "O" and arr.size and _object_has_nan(arr):
-        raise ValueError("Input contains NaN.")
     return arr
 
 
@@ -80,17 +80,37 @@ def check_clusterings(labels_true: Any, labels_pred: Any) -> tuple[NDArray[Any],
 _INT64_LIMIT = float(2**63)
 
 
-def _for_rust(arr: NDArray[Any]) -> NDArray[Any]:
+def _missing_values() -> tuple[object, ...]:
+    """Missing-value singletons of the libraries already imported (never imports them)."""
+    pandas = sys.modules.get("pandas")
+    return (pandas.NA, pandas.NaT) if pandas is not None else ()
+
+
+def _for_rust(arr: NDArray[Any], name: str) -> NDArray[Any]:
     """An integer array with the same classes in the same order, read in place where possible."""
     kind = arr.dtype.kind
     if kind == "b":
         arr = arr.view(np.uint8)
-    elif (
-        kind == "f"
-        and arr.size
-        and bool((np.abs(arr) < _INT64_LIMIT).all() and (arr == np.trunc(arr)).all())
-    ):
+    elif kind == "f" and bool((np.abs(arr) < _INT64_LIMIT).all() and (arr == np.trunc(arr)).all()):
         arr = arr.astype(np.int64)
+    elif kind in "US":
+        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
+        codes, _, _ = _native.encode_fixed(arr.view(np.uint8), arr.dtype.itemsize, kind == "U")
+        return codes
+    elif kind == "O":
+        encoded = _native.encode_objects(np.ascontiguousarray(arr), _missing_values())
+        if encoded is not None:
+            codes, _, missing = encoded
+            if missing:
+                raise ValueError(
+                    f"{name} has {missing} missing label{'s' if missing > 1 else ''}"
+                    " (None, NaN or NA) out of "
+                    f"{arr.shape[0]}; drop those samples or give them a label first"
+                )
+            return codes
+        if arr.size and _object_has_nan(arr):
+            raise ValueError("Input contains NaN.")
+        arr = np.unique(arr, return_inverse=True)[1].reshape(-1)
     elif kind not in "iu":
         arr = np.unique(arr, return_inverse=True)[1].reshape(-1)
     if not arr.dtype.isnative:
@@ -101,10 +121,12 @@ def _for_rust(arr: NDArray[Any]) -> NDArray[Any]:
 def count(labels_true: Any, labels_pred: Any) -> _native.Table:
     """Validates two labelings and builds their contingency table in one pass."""
     labels_true, labels_pred = check_clusterings(labels_true, labels_pred)
-    return _native.count(_for_rust(labels_true), _for_rust(labels_pred))
+    return _native.count(
+        _for_rust(labels_true, "labels_true"), _for_rust(labels_pred, "labels_pred")
+    )
 
 
 def count_one(labels: Any) -> _native.Table:
     """The one-column table of a single labeling (its class sizes are the row sums)."""
     arr = to_array(labels).reshape(-1)
-    return _native.count(_for_rust(arr), np.zeros(arr.shape[0], dtype=np.uint8))
+    return _native.count(_for_rust(arr, "labels"), np.zeros(arr.shape[0], dtype=np.uint8))

@@ -5,8 +5,18 @@ from typing import Any, final
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["THREADS_VAR", "Table", "count", "num_threads", "table_from_cells"]
+__all__ = [
+    "MISSING",
+    "THREADS_VAR",
+    "Table",
+    "count",
+    "encode_fixed",
+    "encode_objects",
+    "num_threads",
+    "table_from_cells",
+]
 
+MISSING: int
 THREADS_VAR: str
 
 @final
@@ -40,3 +50,9 @@ def table_from_cells(
     counts: NDArray[np.int64],
 ) -> Table: ...
 def num_threads() -> int: ...
+def encode_fixed(
+    data: NDArray[np.uint8], width: int, unicode: bool
+) -> tuple[NDArray[np.uint32], NDArray[np.uintp], int]: ...
+def encode_objects(
+    labels: NDArray[np.object_], missing_values: tuple[object, ...]
+) -> tuple[NDArray[np.uint32], NDArray[np.uintp], int] | None: ...

@@ -1,4 +1,4 @@
-"""Parameter checks with scikit-learn's messages (its ``validate_params``, reduced to what we use)."""
+"""Parameter checks with scikit-learn's messages (a reduced ``validate_params``)."""
 
 from __future__ import annotations
 

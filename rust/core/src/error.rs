@@ -12,6 +12,8 @@ pub enum Error {
     CellOutOfBounds,
     /// More distinct labels than the table's `u32` indices can address.
     TooManyLabels,
+    /// A fixed-width string buffer whose length is not a multiple of its item width.
+    BadItemWidth,
 }
 
 impl fmt::Display for Error {
@@ -25,7 +27,10 @@ impl fmt::Display for Error {
             Error::CellOutOfBounds => {
                 f.write_str("a contingency table cell lies outside the table's shape")
             }
-            Error::TooManyLabels => f.write_str("more than 2**32 - 1 distinct labels"),
+            Error::TooManyLabels => f.write_str("more than 2**32 - 2 distinct labels"),
+            Error::BadItemWidth => {
+                f.write_str("a string array's buffer is not a whole number of items")
+            }
         }
     }
 }

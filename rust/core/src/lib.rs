@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod count;
+pub mod encode;
 mod error;
 mod label;
 pub mod pool;

@@ -1,10 +1,12 @@
 //! The pyo3 binding: dtype dispatch, GIL release, error mapping. Nothing clever;
 //! every loop over samples lives in `fastcluster_metrics_core`.
 
+use fastcluster_metrics_core::encode::{self, Codes};
 use fastcluster_metrics_core::{self as fcm, scores, KeyKind, Label};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyFloat, PyString, PyTuple};
 
 /// A core error on its way to Python (always a `ValueError`, as in scikit-learn).
 struct CoreError(fcm::Error);
@@ -102,6 +104,66 @@ fn table_from_cells(
         .detach(|| fcm::Table::from_cells(n_rows, n_cols, r, c, v))
         .map_err(CoreError::from)?;
     Ok(Table { inner })
+}
+
+type CodesOut<'py> = (
+    Bound<'py, PyArray1<u32>>,
+    Bound<'py, PyArray1<usize>>,
+    usize,
+);
+
+fn codes_out(py: Python<'_>, c: Codes) -> CodesOut<'_> {
+    (
+        PyArray1::from_vec(py, c.codes),
+        PyArray1::from_vec(py, c.first),
+        c.missing,
+    )
+}
+
+/// Codes (in sorted label order) of a numpy `S` or `U` array given as its
+/// contiguous bytes, hashed without the GIL. Returns (codes, first index of
+/// each distinct label, number missing = 0).
+#[pyfunction]
+fn encode_fixed<'py>(
+    py: Python<'py>,
+    data: PyReadonlyArray1<'py, u8>,
+    width: usize,
+    unicode: bool,
+) -> PyResult<CodesOut<'py>> {
+    let bytes = data.as_slice()?;
+    let codes = py
+        .detach(|| encode::encode_fixed(bytes, width, unicode))
+        .map_err(CoreError::from)?;
+    Ok(codes_out(py, codes))
+}
+
+/// Codes of an object array of `str`, read from CPython's string data with no
+/// Python-level loop. `None`, float NaN and the objects in `missing_values`
+/// are missing labels (code 2**32 - 1). Returns None when an item is anything
+/// else (the caller then takes the general path).
+#[pyfunction]
+fn encode_objects<'py>(
+    py: Python<'py>,
+    labels: PyReadonlyArray1<'py, Py<PyAny>>,
+    missing_values: &Bound<'py, PyTuple>,
+) -> PyResult<Option<CodesOut<'py>>> {
+    let items = labels.as_slice()?;
+    let is_missing = |obj: &Py<PyAny>| {
+        obj.is_none(py)
+            || obj
+                .cast_bound::<PyFloat>(py)
+                .is_ok_and(|f| f.value().is_nan())
+            || missing_values.iter().any(|m| obj.is(&m))
+    };
+    let keys = items
+        .iter()
+        .map(|obj| match obj.cast_bound::<PyString>(py) {
+            Ok(s) => s.to_str().ok().map(Some),
+            Err(_) if is_missing(obj) => Some(None),
+            Err(_) => None,
+        });
+    let codes = encode::encode_until(items.len(), keys).map_err(CoreError::from)?;
+    Ok(codes.map(|c| codes_out(py, c)))
 }
 
 /// The number of threads the pool uses in this process.
@@ -224,6 +286,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count, m)?)?;
     m.add_function(wrap_pyfunction!(table_from_cells, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_fixed, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_objects, m)?)?;
+    m.add("MISSING", encode::MISSING)?;
     m.add_class::<Table>()?;
     m.add("THREADS_VAR", fcm::pool::THREADS_VAR)?;
     Ok(())
