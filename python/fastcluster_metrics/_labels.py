@@ -53,11 +53,13 @@ def _target_type(arr: NDArray[Any]) -> str:
     return "multiclass" if arr.ndim == 1 and np.unique(arr).size > 2 else "binary"
 
 
-def check_clusterings(labels_true: Any, labels_pred: Any) -> tuple[NDArray[Any], NDArray[Any]]:
-    """scikit-learn's ``check_clusterings``: arrays, 1-D, same length."""
+def check_clusterings(
+    labels_true: Any, labels_pred: Any, warn: bool = True
+) -> tuple[NDArray[Any], NDArray[Any]]:
+    """scikit-learn's ``check_clusterings``: arrays, 1-D, same length (and its warning)."""
     labels_true = to_array(labels_true)
     labels_pred = to_array(labels_pred)
-    if _is_continuous(labels_true) or _is_continuous(labels_pred):
+    if warn and (_is_continuous(labels_true) or _is_continuous(labels_pred)):
         warnings.warn(
             "Clustering metrics expects discrete values but received"
             f" {_target_type(labels_true)} values for label, and"
@@ -118,9 +120,9 @@ def _for_rust(arr: NDArray[Any], name: str) -> NDArray[Any]:
     return np.ascontiguousarray(arr)
 
 
-def count(labels_true: Any, labels_pred: Any) -> _native.Table:
+def count(labels_true: Any, labels_pred: Any, warn: bool = True) -> _native.Table:
     """Validates two labelings and builds their contingency table in one pass."""
-    labels_true, labels_pred = check_clusterings(labels_true, labels_pred)
+    labels_true, labels_pred = check_clusterings(labels_true, labels_pred, warn)
     return _native.count(
         _for_rust(labels_true, "labels_true"), _for_rust(labels_pred, "labels_pred")
     )

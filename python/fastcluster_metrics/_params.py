@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from numbers import Real
 from typing import Any
 
@@ -50,7 +51,8 @@ def check_average_method(func: str, average_method: object) -> str:
 
 
 def _non_negative_real(x: object) -> bool:
-    return isinstance(x, Real) and not np.isnan(float(x)) and float(x) >= 0
+    """In [0.0, inf): scikit-learn's ``Interval(Real, 0, None, closed="left")`` (no NaN, no inf)."""
+    return isinstance(x, Real) and 0 <= float(x) < math.inf
 
 
 def check_beta(func: str, beta: object) -> float:

@@ -123,7 +123,8 @@ def contingency_matrix(
     check_bool(func, "sparse", sparse)
     if eps is not None and sparse:
         raise ValueError("Cannot set 'eps' when sparse=True")
-    table = count(labels_true, labels_pred)
+    # scikit-learn's contingency_matrix does not warn about continuous labels.
+    table = count(labels_true, labels_pred, warn=False)
     if sparse:
         return _csr(table, dtype)
     rows, cols, counts = table.cells()
@@ -329,13 +330,12 @@ def _contingency_table(contingency: Any) -> _native.Table:
         raise ValueError(
             f"Found array with 0 sample(s) (shape={tuple(shape)}) while a minimum of 1 is required."
         )
-    values = np.asarray(values).astype(np.int64)
     return _native.table_from_cells(
         int(shape[0]),
         int(shape[1]),
-        np.asarray(rows, dtype=np.int64),
-        np.asarray(cols, dtype=np.int64),
-        values,
+        np.ascontiguousarray(rows, dtype=np.int64),
+        np.ascontiguousarray(cols, dtype=np.int64),
+        np.ascontiguousarray(values, dtype=np.int64),
     )
 
 
