@@ -2,46 +2,76 @@
 
 Integer and bool numpy arrays go to Rust as they are (bool viewed as uint8);
 only non-native byte order or non-contiguous memory is copied. Integral floats
-are cast once. String arrays (``U``, ``S``) and object arrays of ``str`` are
-hashed in Rust into integer codes numbered in sorted label order, which keeps
-scikit-learn's class order; anything else goes through ``np.unique`` first.
+are cast once. pandas Categoricals give their integer codes (no copy). String
+arrays (``U``, ``S``) and object arrays of ``str`` are hashed in Rust into
+integer codes numbered in sorted label order; anything else goes through
+``np.unique`` first. Missing labels (NaN, None, pandas NA, a Categorical's -1
+code) are refused, dropped or counted as one more label (``missing=``).
 """
 
 from __future__ import annotations
 
 import sys
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from . import _native
+from ._params import InvalidParameterError
 
-__all__ = ["check_clusterings", "count", "count_one", "to_array"]
+__all__ = ["MISSING_POLICIES", "Column", "check_missing", "count", "count_columns", "count_one"]
+
+MISSING_POLICIES = ("raise", "drop", "cluster")
 
 
-def to_array(labels: Any) -> NDArray[Any]:
+def check_missing(func: str, missing: object) -> str:
+    if not isinstance(missing, str) or missing not in MISSING_POLICIES:
+        among = "{" + ", ".join(repr(m) for m in MISSING_POLICIES) + "}"
+        raise InvalidParameterError(
+            f"The 'missing' parameter of {func} must be a str among {among}."
+            f" Got {missing!r} instead."
+        )
+    return missing
+
+
+def _categorical(labels: Any) -> tuple[NDArray[Any], NDArray[Any]] | None:
+    """(codes, categories) of a pandas Categorical or category-dtype Series, without copying."""
+    if getattr(getattr(labels, "dtype", None), "name", None) != "category":
+        return None
+    cat = labels.cat if hasattr(labels, "cat") else labels
+    return np.asarray(cat.codes), np.asarray(cat.categories)
+
+
+def _as_array(labels: Any, missing: str) -> NDArray[Any]:
     """scikit-learn's ``check_array(labels, ensure_2d=False, ensure_min_samples=0, dtype=None)``."""
     arr = np.asarray(labels)
     kind = arr.dtype.kind
     if kind == "c":
         raise ValueError(f"Complex data not supported\n{arr}\n")
     if kind == "f":
-        if np.isnan(arr).any():
-            raise ValueError("Input contains NaN.")
         if np.isinf(arr).any():
             raise ValueError(f"Input contains infinity or a value too large for {arr.dtype!r}.")
+        if missing == "raise" and np.isnan(arr).any():
+            n_nan = int(np.isnan(arr).sum())
+            raise ValueError(f"Input contains NaN. {_missing_advice(n_nan, arr.size)}")
     return arr
 
 
-def _object_has_nan(arr: NDArray[Any]) -> bool:
-    # NaN is the only value not equal to itself.
-    return bool((arr != arr).any())
+def _missing_advice(k: int, n: int) -> str:
+    return (
+        f"{k} of {n} labels are missing; pass missing='drop' to leave out the samples"
+        " missing in either labeling, or missing='cluster' to count missing as one more label."
+    )
 
 
 def _is_continuous(arr: NDArray[Any]) -> bool:
-    return arr.dtype.kind == "f" and arr.ndim == 1 and bool((arr != np.trunc(arr)).any())
+    if arr.dtype.kind != "f" or arr.ndim != 1:
+        return False
+    finite = arr[~np.isnan(arr)] if np.isnan(arr).any() else arr
+    return bool((finite != np.trunc(finite)).any())
 
 
 def _target_type(arr: NDArray[Any]) -> str:
@@ -53,30 +83,19 @@ def _target_type(arr: NDArray[Any]) -> str:
     return "multiclass" if arr.ndim == 1 and np.unique(arr).size > 2 else "binary"
 
 
-def check_clusterings(
-    labels_true: Any, labels_pred: Any, warn: bool = True
-) -> tuple[NDArray[Any], NDArray[Any]]:
-    """scikit-learn's ``check_clusterings``: arrays, 1-D, same length (and its warning)."""
-    labels_true = to_array(labels_true)
-    labels_pred = to_array(labels_pred)
-    if warn and (_is_continuous(labels_true) or _is_continuous(labels_pred)):
-        warnings.warn(
-            "Clustering metrics expects discrete values but received"
-            f" {_target_type(labels_true)} values for label, and"
-            f" {_target_type(labels_pred)} values for target",
-            UserWarning,
-            stacklevel=3,
-        )
-    if labels_true.ndim != 1:
-        raise ValueError(f"labels_true must be 1D: shape is {labels_true.shape!r}")
-    if labels_pred.ndim != 1:
-        raise ValueError(f"labels_pred must be 1D: shape is {labels_pred.shape!r}")
-    if labels_true.shape[0] != labels_pred.shape[0]:
-        raise ValueError(
-            "Found input variables with inconsistent numbers of samples:"
-            f" [{labels_true.shape[0]}, {labels_pred.shape[0]}]"
-        )
-    return labels_true, labels_pred
+@dataclass(frozen=True)
+class Column:
+    """One labeling as the core reads it."""
+
+    codes: NDArray[Any]
+    """Integer labels: the values themselves, or codes."""
+    missing: NDArray[np.bool_] | None
+    """Which samples are missing (None when none are)."""
+    rank: NDArray[Any] | None = None
+    """For codes not numbered in sorted label order (a Categorical's): each code's rank."""
+
+    def __len__(self) -> int:
+        return int(self.codes.shape[0])
 
 
 _INT64_LIMIT = float(2**63)
@@ -88,47 +107,133 @@ def _missing_values() -> tuple[object, ...]:
     return (pandas.NA, pandas.NaT) if pandas is not None else ()
 
 
-def _for_rust(arr: NDArray[Any], name: str) -> NDArray[Any]:
-    """An integer array with the same classes in the same order, read in place where possible."""
-    kind = arr.dtype.kind
-    if kind == "b":
-        arr = arr.view(np.uint8)
-    elif kind == "f" and bool((np.abs(arr) < _INT64_LIMIT).all() and (arr == np.trunc(arr)).all()):
-        arr = arr.astype(np.int64)
-    elif kind in "US":
-        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
-        codes, _, _ = _native.encode_fixed(arr.view(np.uint8), arr.dtype.itemsize, kind == "U")
-        return codes
-    elif kind == "O":
-        encoded = _native.encode_objects(np.ascontiguousarray(arr), _missing_values())
-        if encoded is not None:
-            codes, _, missing = encoded
-            if missing:
-                raise ValueError(
-                    f"{name} has {missing} missing label{'s' if missing > 1 else ''}"
-                    " (None, NaN or NA) out of "
-                    f"{arr.shape[0]}; drop those samples or give them a label first"
-                )
-            return codes
-        if arr.size and _object_has_nan(arr):
-            raise ValueError("Input contains NaN.")
-        arr = np.unique(arr, return_inverse=True)[1].reshape(-1)
-    elif kind not in "iu":
-        arr = np.unique(arr, return_inverse=True)[1].reshape(-1)
+def _unique_codes(arr: NDArray[Any]) -> NDArray[Any]:
+    return np.unique(arr, return_inverse=True)[1].reshape(-1)
+
+
+def _native_contiguous(arr: NDArray[Any]) -> NDArray[Any]:
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     return np.ascontiguousarray(arr)
 
 
-def count(labels_true: Any, labels_pred: Any, warn: bool = True) -> _native.Table:
-    """Validates two labelings and builds their contingency table in one pass."""
-    labels_true, labels_pred = check_clusterings(labels_true, labels_pred, warn)
-    return _native.count(
-        _for_rust(labels_true, "labels_true"), _for_rust(labels_pred, "labels_pred")
+def _column(labels: Any, arr: NDArray[Any] | None = None) -> Column:
+    """Encodes one validated labeling (``arr`` is ``np.asarray(labels)``, if already made)."""
+    cat = _categorical(labels)
+    if cat is not None:
+        codes, categories = cat
+        missing = codes < 0
+        order = np.argsort(categories, kind="stable")
+        rank = None
+        if (order != np.arange(order.size)).any():
+            rank = np.empty(order.size + 1, dtype=np.int64)
+            rank[order] = np.arange(order.size)
+            rank[-1] = order.size  # code -1 (missing) sorts last
+        return Column(_native_contiguous(codes), missing if missing.any() else None, rank)
+    if arr is None:
+        arr = np.asarray(labels)
+    kind = arr.dtype.kind
+    if kind == "b":
+        return Column(_native_contiguous(arr.view(np.uint8)), None)
+    if kind in "iu":
+        return Column(_native_contiguous(arr), None)
+    if kind == "f":
+        nan = np.isnan(arr)
+        has_nan = bool(nan.any())
+        finite = arr[~nan] if has_nan else arr
+        integral = (np.abs(finite) < _INT64_LIMIT).all() and (finite == np.trunc(finite)).all()
+        if integral and not has_nan:
+            return Column(arr.astype(np.int64), None)
+        # np.unique numbers NaN last, as one label.
+        return Column(_unique_codes(arr), nan if has_nan else None)
+    if kind in "US":
+        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
+        codes, _, _ = _native.encode_fixed(arr.view(np.uint8), arr.dtype.itemsize, kind == "U")
+        return Column(codes, None)
+    if kind == "O":
+        encoded = _native.encode_objects(np.ascontiguousarray(arr), _missing_values())
+        if encoded is not None:
+            codes, _, n_missing = encoded
+            return Column(codes, codes == _native.MISSING if n_missing else None)
+        if arr.size and bool((arr != arr).any()):  # NaN is the only value not equal to itself
+            raise ValueError("Input contains NaN.")
+    return Column(_native_contiguous(_unique_codes(arr)), None)
+
+
+def _check_shapes(shape_true: tuple[int, ...], shape_pred: tuple[int, ...]) -> None:
+    if len(shape_true) != 1:
+        raise ValueError(f"labels_true must be 1D: shape is {shape_true!r}")
+    if len(shape_pred) != 1:
+        raise ValueError(f"labels_pred must be 1D: shape is {shape_pred!r}")
+    if shape_true[0] != shape_pred[0]:
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples:"
+            f" [{shape_true[0]}, {shape_pred[0]}]"
+        )
+
+
+def _apply_missing(true: Column, pred: Column, missing: str) -> tuple[Column, Column]:
+    if true.missing is None and pred.missing is None:
+        return true, pred
+    if missing == "raise":
+        for name, col in (("labels_true", true), ("labels_pred", pred)):
+            if col.missing is not None:
+                k = int(col.missing.sum())
+                raise ValueError(f"{name} has missing labels: {_missing_advice(k, len(col))}")
+    if missing == "drop":
+        keep = np.ones(len(true), dtype=bool)
+        for col in (true, pred):
+            if col.missing is not None:
+                keep &= ~col.missing
+        true = Column(true.codes[keep], None, true.rank)
+        pred = Column(pred.codes[keep], None, pred.rank)
+    return true, pred
+
+
+def count_columns(
+    labels_true: Any, labels_pred: Any, *, missing: str = "raise", warn: bool = True
+) -> tuple[_native.Table, Column, Column]:
+    """Validates two labelings (as scikit-learn's ``check_clusterings``) and builds their
+    contingency table in one pass; also gives the encoded columns."""
+    arr_true = None if _categorical(labels_true) is not None else _as_array(labels_true, missing)
+    arr_pred = None if _categorical(labels_pred) is not None else _as_array(labels_pred, missing)
+    if warn and (
+        (arr_true is not None and _is_continuous(arr_true))
+        or (arr_pred is not None and _is_continuous(arr_pred))
+    ):
+        warnings.warn(
+            "Clustering metrics expects discrete values but received"
+            f" {_target_type(np.asarray(labels_true))} values for label, and"
+            f" {_target_type(np.asarray(labels_pred))} values for target",
+            UserWarning,
+            stacklevel=4,
+        )
+    _check_shapes(
+        np.shape(labels_true) if arr_true is None else arr_true.shape,
+        np.shape(labels_pred) if arr_pred is None else arr_pred.shape,
     )
+    true, pred = _apply_missing(
+        _column(labels_true, arr_true), _column(labels_pred, arr_pred), missing
+    )
+    return _native.count(true.codes, pred.codes), true, pred
 
 
-def count_one(labels: Any) -> _native.Table:
+def count(
+    labels_true: Any, labels_pred: Any, *, missing: str = "raise", warn: bool = True
+) -> _native.Table:
+    """The contingency table of two labelings, in one pass over them."""
+    return count_columns(labels_true, labels_pred, missing=missing, warn=warn)[0]
+
+
+def count_one(labels: Any, *, missing: str = "raise") -> _native.Table:
     """The one-column table of a single labeling (its class sizes are the row sums)."""
-    arr = to_array(labels).reshape(-1)
-    return _native.count(_for_rust(arr, "labels"), np.zeros(arr.shape[0], dtype=np.uint8))
+    arr = None if _categorical(labels) is not None else _as_array(labels, missing).reshape(-1)
+    col = _column(labels, arr)
+    if col.missing is not None:
+        if missing == "raise":
+            raise ValueError(
+                f"labels has missing labels: {_missing_advice(int(col.missing.sum()), len(col))}"
+            )
+        if missing == "drop":
+            col = Column(col.codes[~col.missing], None)
+    return _native.count(col.codes, np.zeros(len(col), dtype=np.uint8))

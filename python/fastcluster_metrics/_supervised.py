@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _native
-from ._labels import count, count_one
+from ._labels import check_missing, count, count_columns, count_one
 from ._params import (
     InvalidParameterError,
     check_array_like,
@@ -46,9 +46,9 @@ _EPS = float(np.finfo(np.float64).eps)
 _INT64_MAX = 2**63 - 1
 
 
-def _table(func: str, labels_true: Any, labels_pred: Any) -> _native.Table:
+def _table(func: str, labels_true: Any, labels_pred: Any, missing: str) -> _native.Table:
     check_array_like(func, labels_true=labels_true, labels_pred=labels_pred)
-    return count(labels_true, labels_pred)
+    return count(labels_true, labels_pred, missing=check_missing(func, missing))
 
 
 def _scipy_sparse() -> Any:
@@ -61,16 +61,22 @@ def _scipy_sparse() -> Any:
     return scipy.sparse
 
 
-def _csr(table: _native.Table, dtype: DTypeLike) -> Any:
-    rows, cols, counts = table.cells()
-    n_rows, n_cols = table.shape
-    indptr = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])
-    index = np.int32 if max(n_cols, rows.size) < 2**31 else np.int64
-    return _scipy_sparse().csr_matrix(
-        (counts.astype(dtype), cols.astype(index), indptr.astype(index)),
-        shape=(n_rows, n_cols),
-    )
+def _reorder(index: NDArray[Any], keys: NDArray[Any], rank: NDArray[Any]) -> NDArray[Any]:
+    """Moves table rows (or columns) whose keys are codes to the sorted order of their labels."""
+    position = np.empty(keys.size, dtype=np.int64)
+    position[np.argsort(rank[keys], kind="stable")] = np.arange(keys.size)
+    reordered: NDArray[Any] = position[index]
+    return reordered
+
+
+def _csr(
+    shape: tuple[int, int],
+    rows: NDArray[Any],
+    cols: NDArray[Any],
+    counts: NDArray[Any],
+    dtype: DTypeLike,
+) -> Any:
+    return _scipy_sparse().csr_matrix((counts.astype(dtype), (rows, cols)), shape=shape)
 
 
 def contingency_matrix(
@@ -80,6 +86,7 @@ def contingency_matrix(
     eps: float | None = None,
     sparse: bool = False,
     dtype: DTypeLike = np.int64,
+    missing: str = "raise",
 ) -> Any:
     """Build a contingency matrix describing the relationship between labels.
 
@@ -123,11 +130,17 @@ def contingency_matrix(
     check_bool(func, "sparse", sparse)
     if eps is not None and sparse:
         raise ValueError("Cannot set 'eps' when sparse=True")
+    missing = check_missing(func, missing)
     # scikit-learn's contingency_matrix does not warn about continuous labels.
-    table = count(labels_true, labels_pred, warn=False)
-    if sparse:
-        return _csr(table, dtype)
+    table, true, pred = count_columns(labels_true, labels_pred, missing=missing, warn=False)
     rows, cols, counts = table.cells()
+    # Categorical codes follow the category order: put classes in sorted label order.
+    if true.rank is not None:
+        rows = _reorder(rows, table.row_keys(), true.rank)
+    if pred.rank is not None:
+        cols = _reorder(cols, table.col_keys(), pred.rank)
+    if sparse:
+        return _csr(table.shape, rows, cols, counts, dtype)
     out = np.zeros(table.shape, dtype=dtype)
     out[rows, cols] = counts
     if eps is not None:
@@ -145,7 +158,9 @@ def _pair_confusion(table: _native.Table) -> tuple[int, int, int, int]:
     return tn, fp, fn, tp
 
 
-def pair_confusion_matrix(labels_true: ArrayLike, labels_pred: ArrayLike) -> NDArray[Any]:
+def pair_confusion_matrix(
+    labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+) -> NDArray[Any]:
     """Pair confusion matrix arising from two clusterings.
 
     Same as :func:`sklearn.metrics.cluster.pair_confusion_matrix`: ``C[0, 0]``
@@ -162,7 +177,7 @@ def pair_confusion_matrix(labels_true: ArrayLike, labels_pred: ArrayLike) -> NDA
     >>> pair_confusion_matrix([0, 0, 1, 2], [0, 0, 1, 1]).tolist()
     [[8, 2], [0, 2]]
     """
-    table = _table("pair_confusion_matrix", labels_true, labels_pred)
+    table = _table("pair_confusion_matrix", labels_true, labels_pred, missing)
     tn, fp, fn, tp = _pair_confusion(table)
     dtype = np.int64 if max(tn, fp, fn, tp) <= _INT64_MAX else object
     return np.array([[tn, fp], [fn, tp]], dtype=dtype)
@@ -176,7 +191,7 @@ def _rand(table: _native.Table) -> float:
     return numerator / denominator
 
 
-def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
+def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise") -> float:
     """Rand index: the share of sample pairs on which two clusterings agree.
 
     Same as :func:`sklearn.metrics.rand_score`; 1.0 for fewer than two samples.
@@ -189,7 +204,7 @@ def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     >>> rand_score([0, 0, 1, 2], [0, 0, 1, 1])
     0.8333333333333334
     """
-    return _rand(_table("rand_score", labels_true, labels_pred))
+    return _rand(_table("rand_score", labels_true, labels_pred, missing))
 
 
 def _ari(table: _native.Table) -> float:
@@ -200,7 +215,9 @@ def _ari(table: _native.Table) -> float:
     return 2 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
 
 
-def adjusted_rand_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
+def adjusted_rand_score(
+    labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+) -> float:
     """Rand index adjusted for chance (Hubert and Arabie, 1985).
 
     Same as :func:`sklearn.metrics.adjusted_rand_score`: 1.0 for identical
@@ -216,7 +233,7 @@ def adjusted_rand_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float
     >>> adjusted_rand_score([0, 0, 1, 2], [0, 0, 1, 1])
     0.5714285714285714
     """
-    return _ari(_table("adjusted_rand_score", labels_true, labels_pred))
+    return _ari(_table("adjusted_rand_score", labels_true, labels_pred, missing))
 
 
 def _hcv(table: _native.Table, beta: float) -> tuple[float, float, float]:
@@ -235,7 +252,7 @@ def _hcv(table: _native.Table, beta: float) -> tuple[float, float, float]:
 
 
 def homogeneity_completeness_v_measure(
-    labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0
+    labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0, missing: str = "raise"
 ) -> tuple[float, float, float]:
     """Homogeneity, completeness and V-measure (Rosenberg and Hirschberg, 2007) at once.
 
@@ -250,10 +267,12 @@ def homogeneity_completeness_v_measure(
     """
     func = "homogeneity_completeness_v_measure"
     beta = check_beta(func, beta)
-    return _hcv(_table(func, labels_true, labels_pred), beta)
+    return _hcv(_table(func, labels_true, labels_pred, missing), beta)
 
 
-def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
+def homogeneity_score(
+    labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+) -> float:
     """Homogeneity: each cluster contains only members of a single class.
 
     Same as :func:`sklearn.metrics.homogeneity_score` (1.0 when the classes
@@ -265,10 +284,12 @@ def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     >>> homogeneity_score([0, 0, 1, 1], [1, 1, 0, 0])
     1.0
     """
-    return _hcv(_table("homogeneity_score", labels_true, labels_pred), 1.0)[0]
+    return _hcv(_table("homogeneity_score", labels_true, labels_pred, missing), 1.0)[0]
 
 
-def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
+def completeness_score(
+    labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+) -> float:
     """Completeness: all members of a given class are assigned to the same cluster.
 
     Same as :func:`sklearn.metrics.completeness_score`.
@@ -279,10 +300,12 @@ def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     >>> completeness_score([0, 0, 1, 1], [0, 0, 0, 0])
     1.0
     """
-    return _hcv(_table("completeness_score", labels_true, labels_pred), 1.0)[1]
+    return _hcv(_table("completeness_score", labels_true, labels_pred, missing), 1.0)[1]
 
 
-def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0) -> float:
+def v_measure_score(
+    labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0, missing: str = "raise"
+) -> float:
     """V-measure: the weighted harmonic mean of homogeneity and completeness.
 
     Same as :func:`sklearn.metrics.v_measure_score`; equal to
@@ -296,7 +319,7 @@ def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: flo
     """
     func = "v_measure_score"
     beta = check_beta(func, beta)
-    return _hcv(_table(func, labels_true, labels_pred), beta)[2]
+    return _hcv(_table(func, labels_true, labels_pred, missing), beta)[2]
 
 
 def _contingency_table(contingency: Any) -> _native.Table:
@@ -353,6 +376,7 @@ def mutual_info_score(
     labels_pred: ArrayLike | None,
     *,
     contingency: Any = None,
+    missing: str = "raise",
 ) -> float:
     """Mutual information between two clusterings, in nats.
 
@@ -373,7 +397,7 @@ def mutual_info_score(
     func = "mutual_info_score"
     if contingency is None:
         check_array_like(func, allow_none=True, labels_true=labels_true, labels_pred=labels_pred)
-        table = count(labels_true, labels_pred)
+        table = count(labels_true, labels_pred, missing=check_missing(func, missing))
     else:
         if not (is_array_like(contingency) or hasattr(contingency, "tocoo")):
             raise InvalidParameterError(
@@ -410,6 +434,7 @@ def normalized_mutual_info_score(
     labels_pred: ArrayLike,
     *,
     average_method: str = "arithmetic",
+    missing: str = "raise",
 ) -> float:
     """Normalized Mutual Information between two clusterings.
 
@@ -425,7 +450,7 @@ def normalized_mutual_info_score(
     """
     func = "normalized_mutual_info_score"
     average_method = check_average_method(func, average_method)
-    return _nmi(_table(func, labels_true, labels_pred), average_method)
+    return _nmi(_table(func, labels_true, labels_pred, missing), average_method)
 
 
 def _ami(table: _native.Table, average_method: str) -> float:
@@ -450,6 +475,7 @@ def adjusted_mutual_info_score(
     labels_pred: ArrayLike,
     *,
     average_method: str = "arithmetic",
+    missing: str = "raise",
 ) -> float:
     """Adjusted Mutual Information between two clusterings (Vinh, Epps and Bailey, 2010).
 
@@ -470,7 +496,7 @@ def adjusted_mutual_info_score(
     """
     func = "adjusted_mutual_info_score"
     average_method = check_average_method(func, average_method)
-    return _ami(_table(func, labels_true, labels_pred), average_method)
+    return _ami(_table(func, labels_true, labels_pred, missing), average_method)
 
 
 def _fowlkes_mallows(table: _native.Table) -> float:
@@ -481,7 +507,9 @@ def _fowlkes_mallows(table: _native.Table) -> float:
     return math.sqrt(tk / pk) * math.sqrt(tk / qk) if tk != 0 else 0.0
 
 
-def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
+def fowlkes_mallows_score(
+    labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+) -> float:
     """Fowlkes-Mallows index: the geometric mean of pairwise precision and recall.
 
     Same as :func:`sklearn.metrics.fowlkes_mallows_score`, from exact pair
@@ -493,10 +521,10 @@ def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> flo
     >>> fowlkes_mallows_score([0, 0, 1, 1], [1, 1, 0, 0])
     1.0
     """
-    return _fowlkes_mallows(_table("fowlkes_mallows_score", labels_true, labels_pred))
+    return _fowlkes_mallows(_table("fowlkes_mallows_score", labels_true, labels_pred, missing))
 
 
-def entropy(labels: ArrayLike) -> float:
+def entropy(labels: ArrayLike, *, missing: str = "raise") -> float:
     """Entropy of a labeling, in nats (1.0 for an empty labeling, as scikit-learn).
 
     Same as scikit-learn's ``entropy`` (deprecated there since 1.8; kept here).
@@ -507,10 +535,12 @@ def entropy(labels: ArrayLike) -> float:
     >>> round(entropy([0, 0, 1, 1]), 6)
     0.693147
     """
-    return count_one(labels).entropy_rows()
+    return count_one(labels, missing=check_missing("entropy", missing)).entropy_rows()
 
 
-def purity_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
+def purity_score(
+    labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+) -> float:
     """Purity: the share of samples that belong to the majority class of their cluster.
 
     ``(1/n) * sum_j max_i n_ij`` with rows the true classes and columns the
@@ -523,4 +553,4 @@ def purity_score(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     >>> purity_score([0, 0, 1, 1, 1, 2], [0, 0, 0, 1, 1, 1])
     0.6666666666666666
     """
-    return _table("purity_score", labels_true, labels_pred).purity()
+    return _table("purity_score", labels_true, labels_pred, missing).purity()

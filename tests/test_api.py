@@ -1,0 +1,125 @@
+"""The public API is scikit-learn's: names, signatures, defaults, return types."""
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+from helpers import sklearn_function
+
+import fastcluster_metrics as fcm
+
+SKLEARN_NAMES = [
+    "contingency_matrix",
+    "pair_confusion_matrix",
+    "rand_score",
+    "adjusted_rand_score",
+    "mutual_info_score",
+    "normalized_mutual_info_score",
+    "adjusted_mutual_info_score",
+    "homogeneity_score",
+    "completeness_score",
+    "v_measure_score",
+    "homogeneity_completeness_v_measure",
+    "fowlkes_mallows_score",
+    "entropy",
+]
+
+
+def _parameters(fn):
+    return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+
+
+# Our one addition to every metric: keyword-only, after scikit-learn's parameters.
+EXTRA = [("missing", inspect.Parameter.KEYWORD_ONLY, "raise")]
+
+
+@pytest.mark.parametrize("name", SKLEARN_NAMES)
+def test_signature_is_sklearns(name):
+    assert callable(getattr(fcm, name))
+    assert _parameters(getattr(fcm, name)) == _parameters(sklearn_function(name)) + EXTRA
+
+
+def test_purity_score_signature():
+    kinds = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert _parameters(fcm.purity_score) == [
+        ("labels_true", kinds, inspect.Parameter.empty),
+        ("labels_pred", kinds, inspect.Parameter.empty),
+        *EXTRA,
+    ]
+
+
+def test_keywords_are_keyword_only():
+    with pytest.raises(TypeError):
+        fcm.normalized_mutual_info_score([0, 1], [0, 1], "max")
+    with pytest.raises(TypeError):
+        fcm.v_measure_score([0, 1], [0, 1], 2.0)
+    with pytest.raises(TypeError):
+        fcm.contingency_matrix([0, 1], [0, 1], 0.1)
+
+
+def test_labels_by_keyword():
+    assert fcm.adjusted_rand_score(labels_pred=[0, 0, 1], labels_true=[1, 1, 0]) == 1.0
+    assert fcm.purity_score(labels_true=[0, 0, 1], labels_pred=[0, 0, 0]) == pytest.approx(2 / 3)
+    assert fcm.entropy(labels=[0, 1]) == pytest.approx(np.log(2))
+
+
+def test_entropy_is_not_deprecated():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = fcm.entropy([0, 0, 42.0])
+    assert caught == []
+    assert value == pytest.approx(0.6365141, abs=1e-6)
+
+
+SCORES = [
+    "rand_score",
+    "adjusted_rand_score",
+    "mutual_info_score",
+    "normalized_mutual_info_score",
+    "adjusted_mutual_info_score",
+    "homogeneity_score",
+    "completeness_score",
+    "v_measure_score",
+    "fowlkes_mallows_score",
+    "purity_score",
+]
+
+
+@pytest.mark.parametrize("name", SCORES)
+@pytest.mark.parametrize(
+    ("labels_true", "labels_pred"),
+    [([0, 0, 1, 1], [0, 1, 1, 1]), ([0], [0]), ([3, 3], [1, 2]), (np.arange(5), np.zeros(5))],
+)
+def test_scores_are_python_floats(name, labels_true, labels_pred):
+    assert type(getattr(fcm, name)(labels_true, labels_pred)) is float
+
+
+def test_other_return_types():
+    labels_true, labels_pred = [0, 0, 1, 1, 2], [0, 1, 1, 1, 2]
+    hcv = fcm.homogeneity_completeness_v_measure(labels_true, labels_pred)
+    assert type(hcv) is tuple
+    assert [type(x) for x in hcv] == [float, float, float]
+    counts = fcm.pair_confusion_matrix(labels_true, labels_pred)
+    assert type(counts) is np.ndarray
+    assert counts.dtype == np.int64
+    assert counts.shape == (2, 2)
+    assert type(fcm.entropy(labels_true)) is float
+    table = fcm.contingency_matrix(labels_true, labels_pred)
+    assert type(table) is np.ndarray
+    assert table.dtype == np.int64
+
+
+def test_pair_confusion_matrix_is_exact_int64():
+    """Our pair counts are exact integers (scikit-learn's n**2 overflows int64 past ~3e9
+    samples); for any n they must equal the exact counts, in an int64 array."""
+    rng = np.random.default_rng(3)
+    labels_true = rng.integers(0, 3, 100_000)
+    labels_pred = rng.integers(0, 2, 100_000)
+    counts = fcm.pair_confusion_matrix(labels_true, labels_pred)
+    assert counts.dtype == np.int64
+    n = 100_000
+    assert int(counts.sum()) == n * (n - 1)
+    np.testing.assert_array_equal(
+        counts, sklearn_function("pair_confusion_matrix")(labels_true, labels_pred)
+    )
