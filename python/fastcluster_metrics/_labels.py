@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import _native
+from ._arrow import arrow_codes, arrow_integers, is_arrow_like
 from ._params import InvalidParameterError
 
 __all__ = ["MISSING_POLICIES", "Column", "check_missing", "count", "count_columns", "count_one"]
@@ -117,19 +118,38 @@ def _native_contiguous(arr: NDArray[Any]) -> NDArray[Any]:
     return np.ascontiguousarray(arr)
 
 
+def _special(labels: Any) -> bool:
+    """Labels read through their own codes rather than ``np.asarray``."""
+    return _categorical(labels) is not None or is_arrow_like(labels)
+
+
+def _shape(labels: Any, arr: NDArray[Any] | None) -> tuple[int, ...]:
+    if arr is not None:
+        return tuple(arr.shape)
+    return (len(labels),) if is_arrow_like(labels) else tuple(np.shape(labels))
+
+
 def _column(labels: Any, arr: NDArray[Any] | None = None) -> Column:
     """Encodes one validated labeling (``arr`` is ``np.asarray(labels)``, if already made)."""
+    if is_arrow_like(labels):
+        plain = arrow_integers(labels)
+        if plain is not None:
+            arr = plain
+        else:
+            codes, missing, rank = arrow_codes(labels)
+            return Column(codes, missing, rank)
     cat = _categorical(labels)
     if cat is not None:
-        codes, categories = cat
-        missing = codes < 0
+        cat_codes, categories = cat
+        cat_missing = cat_codes < 0
+        has_missing = bool(cat_missing.any())
         order = np.argsort(categories, kind="stable")
-        rank = None
-        if (order != np.arange(order.size)).any():
-            rank = np.empty(order.size + 1, dtype=np.int64)
-            rank[order] = np.arange(order.size)
-            rank[-1] = order.size  # code -1 (missing) sorts last
-        return Column(_native_contiguous(codes), missing if missing.any() else None, rank)
+        cat_rank = None
+        if has_missing or (order != np.arange(order.size)).any():
+            cat_rank = np.empty(order.size + 1, dtype=np.int64)
+            cat_rank[order] = np.arange(order.size)
+            cat_rank[-1] = order.size  # code -1 (missing) sorts last
+        return Column(_native_contiguous(cat_codes), cat_missing if has_missing else None, cat_rank)
     if arr is None:
         arr = np.asarray(labels)
     kind = arr.dtype.kind
@@ -195,8 +215,8 @@ def count_columns(
 ) -> tuple[_native.Table, Column, Column]:
     """Validates two labelings (as scikit-learn's ``check_clusterings``) and builds their
     contingency table in one pass; also gives the encoded columns."""
-    arr_true = None if _categorical(labels_true) is not None else _as_array(labels_true, missing)
-    arr_pred = None if _categorical(labels_pred) is not None else _as_array(labels_pred, missing)
+    arr_true = None if _special(labels_true) else _as_array(labels_true, missing)
+    arr_pred = None if _special(labels_pred) else _as_array(labels_pred, missing)
     if warn and (
         (arr_true is not None and _is_continuous(arr_true))
         or (arr_pred is not None and _is_continuous(arr_pred))
@@ -208,10 +228,7 @@ def count_columns(
             UserWarning,
             stacklevel=4,
         )
-    _check_shapes(
-        np.shape(labels_true) if arr_true is None else arr_true.shape,
-        np.shape(labels_pred) if arr_pred is None else arr_pred.shape,
-    )
+    _check_shapes(_shape(labels_true, arr_true), _shape(labels_pred, arr_pred))
     true, pred = _apply_missing(
         _column(labels_true, arr_true), _column(labels_pred, arr_pred), missing
     )
@@ -227,7 +244,7 @@ def count(
 
 def count_one(labels: Any, *, missing: str = "raise") -> _native.Table:
     """The one-column table of a single labeling (its class sizes are the row sums)."""
-    arr = None if _categorical(labels) is not None else _as_array(labels, missing).reshape(-1)
+    arr = None if _special(labels) else _as_array(labels, missing).reshape(-1)
     col = _column(labels, arr)
     if col.missing is not None:
         if missing == "raise":

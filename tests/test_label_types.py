@@ -1,0 +1,226 @@
+"""Every label type users hold gives the same table and scores as its integer codes."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn.metrics import cluster as sk
+
+import fastcluster_metrics as fcm
+
+NAMES = np.array(["b cell", "T cell", "NK", "mono", "é-type", "DC", "10", "2", "", "zz"])
+
+
+def _codes(values):
+    """Integer codes in sorted label order: the reference every representation must match."""
+    return np.unique(np.asarray(values), return_inverse=True)[1].reshape(-1)
+
+
+def _representations(values):
+    """The same string labels in every container the library accepts."""
+    arr = np.asarray(values, dtype=str)
+    categories = list(np.random.default_rng(len(arr)).permutation(NAMES))  # unsorted, some unused
+    yield "U", arr
+    yield "S", np.char.encode(arr, "utf-8")
+    yield "object", arr.astype(object)
+    yield "list", list(arr)
+    yield "tuple", tuple(arr)
+    yield "pandas object Series", pd.Series(arr.astype(object))
+    yield "pandas Categorical", pd.Categorical(arr, categories=categories)
+    yield "pandas category Series", pd.Series(pd.Categorical(arr, categories=categories))
+    yield "polars String", pl.Series(arr)
+    yield "polars Categorical", pl.Series(arr).cast(pl.Categorical)
+    yield "polars Enum", pl.Series(arr).cast(pl.Enum(categories))
+    yield "arrow Array", pa.array(arr)
+    yield "arrow DictionaryArray", pa.array(arr).dictionary_encode()
+    half = len(arr) // 2
+    yield "arrow ChunkedArray", pa.chunked_array([pa.array(arr[:half]), pa.array(arr[half:])])
+    yield (
+        "arrow chunked dictionary",
+        pa.chunked_array(
+            [pa.array(arr[:half]).dictionary_encode(), pa.array(arr[half:]).dictionary_encode()]
+        ),
+    )
+
+
+labelings = st.integers(1, 60).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.sampled_from(list(NAMES)), min_size=n, max_size=n),
+        st.lists(st.integers(0, 6), min_size=n, max_size=n),
+    )
+)
+
+
+@given(labelings)
+def test_every_container_matches_integer_codes(pair):
+    true, pred = pair
+    pred = np.asarray(pred)
+    codes = _codes(true)
+    want_cm = fcm.contingency_matrix(codes, pred)
+    want = (
+        fcm.adjusted_rand_score(codes, pred),
+        fcm.adjusted_mutual_info_score(codes, pred),
+        fcm.homogeneity_completeness_v_measure(codes, pred),
+        fcm.purity_score(codes, pred),
+    )
+    assert (want_cm == sk.contingency_matrix(np.asarray(true), pred)).all()
+    for name, labels in _representations(true):
+        got = (
+            fcm.adjusted_rand_score(labels, pred),
+            fcm.adjusted_mutual_info_score(labels, pred),
+            fcm.homogeneity_completeness_v_measure(labels, pred),
+            fcm.purity_score(labels, pred),
+        )
+        assert got == want, name
+        assert (fcm.contingency_matrix(labels, pred) == want_cm).all(), name
+        # and as the predicted side
+        assert (fcm.contingency_matrix(pred, labels) == want_cm.T).all(), name
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        pl.Series([3, 1, 2, 3], dtype=pl.Int16),
+        pa.array(np.array([3, 1, 2, 3], dtype=np.uint32)),
+        pa.chunked_array([[3, 1], [2, 3]]),
+        pd.Series([3, 1, 2, 3], dtype="int8"),
+        pd.Series([3.0, 1.0, 2.0, 3.0]),
+        pl.Series([True, False, True, True]),
+    ],
+    ids=[
+        "polars Int16",
+        "arrow uint32",
+        "arrow chunked int64",
+        "pandas int8",
+        "pandas float",
+        "polars Boolean",
+    ],
+)
+def test_integer_columns(labels):
+    pred = [0, 0, 1, 1]
+    values = np.asarray(labels.to_numpy() if hasattr(labels, "to_numpy") else labels)
+    assert fcm.contingency_matrix(labels, pred).tolist() == (
+        sk.contingency_matrix(values, pred).tolist()
+    )
+
+
+def test_categorical_unused_categories_do_not_appear():
+    labels = pd.Categorical(["a", "c", "a"], categories=["d", "c", "b", "a"])
+    assert fcm.contingency_matrix(labels, [0, 1, 1]).tolist() == [[1, 1], [0, 1]]
+    assert fcm.contingency_matrix(labels, [0, 1, 1], sparse=True).shape == (2, 2)
+
+
+def test_categorical_natsorted_clusters_keep_sorted_label_order():
+    # scanpy numbers Leiden clusters "0".."10" in natural order; sklearn sorts them as strings.
+    cats = [str(i) for i in range(11)]
+    values = np.array(cats)[np.arange(44) % 11]
+    leiden = pd.Categorical(values, categories=cats)
+    truth = np.arange(44) % 4
+    assert (fcm.contingency_matrix(truth, leiden) == sk.contingency_matrix(truth, values)).all()
+    sparse = fcm.contingency_matrix(leiden, truth, sparse=True).toarray()
+    assert (sparse == sk.contingency_matrix(values, truth)).all()
+
+
+# --- missing labels ---------------------------------------------------------------------------
+
+MISSING_INPUTS = {
+    "Categorical NaN": lambda: pd.Categorical(["a", None, "b", "a", None, "b"]),
+    "object None": lambda: np.array(["a", None, "b", "a", None, "b"], dtype=object),
+    "object NaN": lambda: np.array(["a", np.nan, "b", "a", np.nan, "b"], dtype=object),
+    "pandas NA": lambda: pd.Series(["a", pd.NA, "b", "a", pd.NA, "b"], dtype=object),
+    "pandas string": lambda: pd.Series(["a", None, "b", "a", None, "b"], dtype="string"),
+    "float NaN": lambda: np.array([0.0, np.nan, 1.0, 0.0, np.nan, 1.0]),
+    "polars null": lambda: pl.Series(["a", None, "b", "a", None, "b"]),
+    "arrow null": lambda: pa.array(["a", None, "b", "a", None, "b"]),
+    "arrow dictionary null": lambda: pa.array(["a", None, "b", "a", None, "b"]).dictionary_encode(),
+}
+PRED = np.array([0, 1, 1, 0, 2, 1])
+
+
+@pytest.mark.parametrize("make", MISSING_INPUTS.values(), ids=MISSING_INPUTS.keys())
+def test_missing_labels_raise_by_default_with_a_count(make):
+    with pytest.raises(ValueError, match="2 of 6 labels are missing; pass missing='drop'"):
+        fcm.adjusted_rand_score(make(), PRED)
+    with pytest.raises(ValueError, match="2 of 6 labels are missing"):
+        fcm.adjusted_rand_score(PRED, make())
+
+
+@pytest.mark.parametrize("make", MISSING_INPUTS.values(), ids=MISSING_INPUTS.keys())
+def test_missing_drop_and_cluster(make):
+    kept = [0, 2, 3, 5]
+    # drop: the samples missing in either labeling are left out
+    assert fcm.contingency_matrix(make(), PRED, missing="drop").tolist() == (
+        sk.contingency_matrix([0, 1, 0, 1], PRED[kept]).tolist()
+    )
+    assert fcm.adjusted_mutual_info_score(make(), PRED, missing="drop") == (
+        fcm.adjusted_mutual_info_score([0, 1, 0, 1], PRED[kept])
+    )
+    # cluster: missing is one more label, sorted after the others
+    as_label = [0, 2, 1, 0, 2, 1]
+    assert fcm.contingency_matrix(make(), PRED, missing="cluster").tolist() == (
+        sk.contingency_matrix(as_label, PRED).tolist()
+    )
+    assert fcm.v_measure_score(make(), PRED, missing="cluster") == (
+        fcm.v_measure_score(as_label, PRED)
+    )
+    assert fcm.entropy(make(), missing="cluster") == fcm.entropy(as_label)
+    assert fcm.entropy(make(), missing="drop") == fcm.entropy([0, 1, 0, 1])
+
+
+def test_missing_drop_uses_both_sides():
+    true = pd.Categorical(["a", None, "b", "b"])
+    pred = pd.Categorical([None, "x", "y", "y"])
+    assert fcm.contingency_matrix(true, pred, missing="drop").tolist() == [[2]]
+
+
+def test_missing_keyword_is_validated():
+    with pytest.raises(fcm.InvalidParameterError, match="The 'missing' parameter of rand_score"):
+        fcm.rand_score([0], [0], missing="ignore")
+
+
+# --- the rest ---------------------------------------------------------------------------------
+
+
+def test_mixed_object_arrays_fail_as_sklearn_does():
+    mixed = np.array([1, "a", 2], dtype=object)
+    with pytest.raises(TypeError):
+        sk.adjusted_rand_score(mixed, [0, 1, 1])
+    with pytest.raises(TypeError):
+        fcm.adjusted_rand_score(mixed, [0, 1, 1])
+    ints = np.array([5, 1, 5], dtype=object)
+    assert fcm.adjusted_rand_score(ints, [0, 1, 0]) == sk.adjusted_rand_score(ints, [0, 1, 0])
+
+
+def test_importing_does_not_import_optional_libraries():
+    code = (
+        "import sys, fastcluster_metrics as fcm; fcm.adjusted_rand_score(['a', 'b'], [0, 1]);"
+        "print(sorted(m for m in ('pandas', 'polars', 'pyarrow', 'scipy', 'sklearn')"
+        " if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_million_strings_as_every_container():
+    rng = np.random.default_rng(5)
+    n = 1_000_000
+    types = np.array([f"celltype_{i:02d}" for i in range(33)])
+    truth = types[rng.integers(0, 33, n)]
+    pred = rng.integers(0, 60, n)
+    codes = _codes(truth)
+    want = fcm.contingency_matrix(codes, pred)
+    assert want.sum() == n
+    for labels in (
+        truth,
+        truth.astype(object),
+        pd.Categorical(truth),
+        pl.Series(truth).cast(pl.Categorical),
+        pa.array(truth).dictionary_encode(),
+    ):
+        assert (fcm.contingency_matrix(labels, pred) == want).all()
