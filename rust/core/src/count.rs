@@ -63,10 +63,18 @@ fn count_block<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
     // Zeroing a window costs as much as counting a quarter of its cells' worth of labels.
     let limit = (a.len() as u64 / 4).clamp(WINDOW_MIN, WINDOW_MAX);
     let mut counter = Counter::new(limit);
+    let mut cells = [0u32; CHUNK];
     let mut ka = [0u64; CHUNK];
     let mut kb = [0u64; CHUNK];
     for (ca, cb) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
         let m = ca.len();
+        // Fast path: the chunk falls in the window; one fused loop computes every cell index.
+        if let Some(w) = &mut counter.window {
+            if w.index(ca, cb, &mut cells[..m]) {
+                w.add_cells(&cells[..m]);
+                continue;
+            }
+        }
         let (a_lo, a_hi) = widen(ca, &mut ka[..m]);
         let (b_lo, b_hi) = widen(cb, &mut kb[..m]);
         counter.add(
@@ -121,6 +129,29 @@ impl Window {
             && s.a_hi - self.a0 < self.na
             && s.b_lo >= self.b0
             && s.b_hi - self.b0 < self.nb
+    }
+
+    /// Writes the cell index of each pair into `out`; false if any pair lies
+    /// outside the window (then `out` is meaningless).
+    #[inline]
+    fn index<A: Label, B: Label>(&self, a: &[A], b: &[B], out: &mut [u32]) -> bool {
+        let (a0, b0, na, nb) = (self.a0, self.b0, self.na, self.nb);
+        let mut inside = true;
+        for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+            let da = x.key().wrapping_sub(a0);
+            let db = y.key().wrapping_sub(b0);
+            inside &= (da < na) & (db < nb);
+            // Fits in u32: windows hold at most WINDOW_MAX cells.
+            *o = da.wrapping_mul(nb).wrapping_add(db) as u32;
+        }
+        inside
+    }
+
+    #[inline]
+    fn add_cells(&mut self, cells: &[u32]) {
+        for &c in cells {
+            self.counts[c as usize] += 1;
+        }
     }
 
     #[inline]
