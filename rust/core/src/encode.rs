@@ -8,6 +8,9 @@ use std::hash::Hash;
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 
+use rayon::prelude::*;
+
+use crate::pool;
 use crate::Error;
 
 /// The code that marks a missing label; it sorts after every real label.
@@ -28,41 +31,87 @@ pub struct Codes {
 /// Encodes `items` (`None` is a missing label); `K`'s order is the label order.
 pub fn encode<K, I>(items: I) -> Result<Codes, Error>
 where
-    K: Hash + Eq + Ord + Copy,
+    K: Hash + Eq + Ord + Copy + Send + Sync,
     I: ExactSizeIterator<Item = Option<K>>,
 {
     encode_until(items.len(), items.map(Some)).map(|c| c.unwrap_or_default())
 }
 
 /// Like [`encode`], for items that may turn out not to be encodable: the first
-/// outer `None` stops the pass and gives `Ok(None)`.
+/// outer `None` stops the pass and gives `Ok(None)`. `len` is the number of items.
 pub fn encode_until<K, I>(len: usize, items: I) -> Result<Option<Codes>, Error>
 where
-    K: Hash + Eq + Ord + Copy,
+    K: Hash + Eq + Ord + Copy + Send + Sync,
+    I: Iterator<Item = Option<Option<K>>>,
+{
+    let mut codes = vec![0u32; len];
+    match encode_block(&mut codes, 0, items)? {
+        Some(block) => finish(codes, len.max(1), vec![block]).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// What a block of samples leaves besides its codes (written in first-seen order).
+struct Block<K> {
+    /// Each local code's label and the global index of its first sample.
+    uniques: Vec<(K, usize)>,
+    missing: usize,
+}
+
+/// Writes local first-seen codes of `items` into `out` (one per item, in order).
+fn encode_block<K, I>(out: &mut [u32], offset: usize, items: I) -> Result<Option<Block<K>>, Error>
+where
+    K: Hash + Eq + Copy,
     I: Iterator<Item = Option<Option<K>>>,
 {
     let mut map: HashMap<K, u32, FixedState> = HashMap::with_hasher(FixedState::default());
     let mut uniques: Vec<(K, usize)> = Vec::new();
-    let mut codes = Vec::with_capacity(len);
     let mut missing = 0;
-    for (i, item) in items.enumerate() {
+    for (i, (slot, item)) in out.iter_mut().zip(items).enumerate() {
         let Some(item) = item else {
             return Ok(None);
         };
         let Some(key) = item else {
             missing += 1;
-            codes.push(MISSING);
+            *slot = MISSING;
             continue;
         };
-        let next = uniques.len();
-        let code = *map.entry(key).or_insert_with(|| {
-            uniques.push((key, i));
-            next as u32
+        let next = uniques.len() as u32;
+        *slot = *map.entry(key).or_insert_with(|| {
+            uniques.push((key, offset + i));
+            next
         });
-        codes.push(code);
+        if next == MISSING {
+            return Err(Error::TooManyLabels);
+        }
     }
-    if uniques.len() >= MISSING as usize {
-        return Err(Error::TooManyLabels);
+    Ok(Some(Block { uniques, missing }))
+}
+
+/// Renumbers `codes` (blocks of `block` samples, each coded in its own
+/// first-seen order) by the sorted order of the labels.
+fn finish<K: Hash + Eq + Ord + Copy + Send + Sync>(
+    mut codes: Vec<u32>,
+    block: usize,
+    blocks: Vec<Block<K>>,
+) -> Result<Codes, Error> {
+    // Global first-seen codes, and each block's map from its local codes to them.
+    let mut map: HashMap<K, u32, FixedState> = HashMap::with_hasher(FixedState::default());
+    let mut uniques: Vec<(K, usize)> = Vec::new();
+    let mut remaps = Vec::with_capacity(blocks.len());
+    for b in &blocks {
+        let mut remap = Vec::with_capacity(b.uniques.len());
+        for &(key, first) in &b.uniques {
+            let next = uniques.len() as u32;
+            remap.push(*map.entry(key).or_insert_with(|| {
+                uniques.push((key, first));
+                next
+            }));
+            if next == MISSING {
+                return Err(Error::TooManyLabels);
+            }
+        }
+        remaps.push(remap);
     }
     let mut order: Vec<u32> = (0..uniques.len() as u32).collect();
     order.sort_unstable_by(|&x, &y| uniques[x as usize].0.cmp(&uniques[y as usize].0));
@@ -70,15 +119,74 @@ where
     for (r, &o) in order.iter().enumerate() {
         rank[o as usize] = r as u32;
     }
-    for c in codes.iter_mut().filter(|c| **c != MISSING) {
-        *c = rank[*c as usize];
+    for remap in &mut remaps {
+        for c in remap.iter_mut() {
+            *c = rank[*c as usize];
+        }
     }
-    let first = order.iter().map(|&o| uniques[o as usize].1).collect();
-    Ok(Some(Codes {
+    let recode = |codes: &mut [u32], remap: &Vec<u32>| {
+        for c in codes.iter_mut().filter(|c| **c != MISSING) {
+            *c = remap[*c as usize];
+        }
+    };
+    if remaps.len() > 1 {
+        pool::run(|| {
+            codes
+                .par_chunks_mut(block)
+                .zip(&remaps)
+                .for_each(|(c, r)| recode(c, r))
+        });
+    } else if let Some(r) = remaps.first() {
+        recode(&mut codes, r);
+    }
+    Ok(Codes {
         codes,
-        first,
-        missing,
-    }))
+        first: order.iter().map(|&o| uniques[o as usize].1).collect(),
+        missing: blocks.iter().map(|b| b.missing).sum(),
+    })
+}
+
+/// Below this many items, strings are hashed on the calling thread.
+const PARALLEL_MIN: usize = 1 << 15;
+
+/// Encodes fixed-width items, in parallel blocks when it pays.
+fn encode_chunks<'a, K, F>(data: &'a [u8], width: usize, key: F) -> Result<Codes, Error>
+where
+    K: Hash + Eq + Ord + Copy + Send + Sync,
+    F: Fn(&'a [u8]) -> K + Sync,
+{
+    let n = data.len() / width;
+    let threads = if n >= PARALLEL_MIN {
+        pool::threads()
+    } else {
+        1
+    };
+    let block = n.div_ceil(threads).max(1);
+    let mut codes = vec![0u32; n];
+    let run = |(i, (bytes, out)): (usize, (&'a [u8], &mut [u32]))| {
+        encode_block(
+            out,
+            i * block,
+            bytes.chunks_exact(width).map(|s| Some(Some(key(s)))),
+        )
+    };
+    let blocks: Result<Vec<_>, Error> = if threads <= 1 {
+        data.chunks(block * width)
+            .zip(codes.chunks_mut(block))
+            .enumerate()
+            .map(run)
+            .collect()
+    } else {
+        pool::run(|| {
+            data.par_chunks(block * width)
+                .zip(codes.par_chunks_mut(block))
+                .enumerate()
+                .map(run)
+                .collect()
+        })
+    };
+    // Fixed-width items are never missing nor refused: every block is Some.
+    finish(codes, block, blocks?.into_iter().flatten().collect())
 }
 
 /// One item of a numpy `U` array: UCS-4 code points in native byte order,
@@ -110,11 +218,10 @@ pub fn encode_fixed(data: &[u8], width: usize, unicode: bool) -> Result<Codes, E
     if data.len() % width != 0 || (unicode && width % 4 != 0) {
         return Err(Error::BadItemWidth);
     }
-    let items = data.chunks_exact(width);
     if unicode {
-        encode(items.map(|s| Some(Ucs4(s))))
+        encode_chunks(data, width, Ucs4)
     } else {
-        encode(items.map(Some))
+        encode_chunks(data, width, |s| s)
     }
 }
 
@@ -144,6 +251,24 @@ mod tests {
         }
         let c = encode_fixed(&data, 8, true).unwrap();
         assert_eq!(c.codes, vec![1, 2, 0, 1]);
+    }
+
+    #[test]
+    fn parallel_blocks_agree_with_one_block() {
+        // Large enough to be split across threads; labels first seen in different blocks.
+        let n = 200_000usize;
+        let mut data = Vec::with_capacity(n * 3);
+        for i in 0..n {
+            let v = ((i * 7919) % 1009) as u32 + if i > n / 2 { 5000 } else { 0 };
+            data.extend_from_slice(&format!("{:03}", v % 1000).as_bytes()[..3]);
+        }
+        let par = encode_fixed(&data, 3, false).unwrap();
+        let one = encode(data.chunks_exact(3).map(Some)).unwrap();
+        assert_eq!(par, one);
+        assert_eq!(par.first.len(), 1000);
+        for (rank, &first) in par.first.iter().enumerate() {
+            assert_eq!(par.codes[first] as usize, rank);
+        }
     }
 
     #[test]
