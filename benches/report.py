@@ -1,7 +1,7 @@
 """Markdown tables from a pytest-benchmark JSON file written by benches/test_bench_metrics.py.
 
     pytest benches --benchmark-only --benchmark-json=bench.json
-    python benches/report.py bench.json [--stat median|min|mean]
+    python benches/report.py bench.json [--stat min|median|mean]
 
 Prints the machine, then one row per benchmark group (a metric at one size): the times
 of ours, scikit-learn and the floor (NumPy reading the inputs once), sklearn/ours
@@ -69,7 +69,7 @@ def machine_line(data: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("json", type=Path, help="file from --benchmark-json")
-    parser.add_argument("--stat", default="median", choices=("median", "min", "mean"))
+    parser.add_argument("--stat", default="min", choices=("min", "median", "mean"))
     args = parser.parse_args(argv)
 
     data, groups = load(args.json, args.stat)

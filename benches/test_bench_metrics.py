@@ -19,9 +19,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-import fastcluster_metrics as fcm
 import numpy as np
 import pytest
+
+import fastcluster_metrics as fcm
 
 FULL = os.environ.get("FCM_BENCH_FULL", "") not in ("", "0")
 

@@ -8,11 +8,10 @@ import warnings
 
 import numpy as np
 import pytest
+import reference
 import sklearn.metrics.cluster as skc
 from hypothesis import strategies as st
 from sklearn.metrics.cluster._supervised import _entropy as sk_entropy
-
-import reference
 
 AVERAGE_METHODS = reference.AVERAGE_METHODS
 
@@ -91,7 +90,7 @@ def assert_same_result(actual, expected, name: str, **tol) -> None:
     if isinstance(expected, tuple):
         assert type(actual) is tuple, type(actual)
         assert len(actual) == len(expected)
-        for got, want in zip(actual, expected):
+        for got, want in zip(actual, expected, strict=True):
             assert_same_result(got, want, name, **tol)
     elif isinstance(expected, np.ndarray):
         assert isinstance(actual, np.ndarray), type(actual)
@@ -158,9 +157,7 @@ def tables(draw, max_rows: int = 12, max_cols: int = 12, max_count: int = 30):
     rows = draw(st.integers(1, max_rows))
     cols = draw(st.integers(1, max_cols))
     cells = draw(
-        st.lists(st.integers(0, max_count), min_size=rows * cols, max_size=rows * cols).filter(
-            any
-        )
+        st.lists(st.integers(0, max_count), min_size=rows * cols, max_size=rows * cols).filter(any)
     )
     return np.array(cells, dtype=np.int64).reshape(rows, cols)
 
@@ -173,5 +170,6 @@ def ami_is_undefined(name: str, kwargs: dict, labels_true, labels_pred) -> bool:
     """AMI with ``average_method="min"`` and singletons on exactly one side is 0 / 0."""
     if name != "adjusted_mutual_info_score" or kwargs.get("average_method") != "min":
         return False
-    return is_undefined(reference.adjusted_mutual_info_score(labels_true, labels_pred,
-                                                             average_method="min"))
+    return is_undefined(
+        reference.adjusted_mutual_info_score(labels_true, labels_pred, average_method="min")
+    )

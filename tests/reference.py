@@ -61,7 +61,7 @@ def _rows(table) -> list[list[int]]:
 def _margins(table) -> tuple[list[list[int]], list[int], list[int], int]:
     rows = _rows(table)
     a = [sum(row) for row in rows]
-    b = [sum(col) for col in zip(*rows)] if rows else []
+    b = [sum(col) for col in zip(*rows, strict=True)] if rows else []
     return rows, a, b, sum(a)
 
 
@@ -124,7 +124,7 @@ def purity_from_table(table) -> float:
     rows, _, _, n = _margins(table)
     if n == 0:
         return 1.0
-    return float(Fraction(sum(max(col) for col in zip(*rows)), n))
+    return float(Fraction(sum(max(col) for col in zip(*rows, strict=True)), n))
 
 
 def entropy_from_counts(counts) -> float:
@@ -143,12 +143,16 @@ def mutual_info_from_table(table) -> float:
     rows, a, b, n = _margins(table)
     if n == 0:
         raise ValueError("mutual information of an empty table is undefined")
-    if all(n * x == ai * bj for ai, row in zip(a, rows) for bj, x in zip(b, row)):
+    if all(
+        n * x == ai * bj
+        for ai, row in zip(a, rows, strict=True)
+        for bj, x in zip(b, row, strict=True)
+    ):
         return 0.0
     terms = [
         x / n * math.log(n * x / (ai * bj))
-        for ai, row in zip(a, rows)
-        for bj, x in zip(b, row)
+        for ai, row in zip(a, rows, strict=True)
+        for bj, x in zip(b, row, strict=True)
         if x
     ]
     return max(0.0, math.fsum(terms))
@@ -490,14 +494,16 @@ def large_nmi(cells: Cells, average_method: str = "arithmetic") -> float:
     return mi / _average(large_entropy(cells.a), large_entropy(cells.b), average_method)
 
 
-def large_ami(cells: Cells, average_method: str = "arithmetic") -> float:
+def large_ami(cells: Cells, average_method: str = "arithmetic", emi: float | None = None) -> float:
+    """AMI; pass ``emi`` (``large_expected_mutual_info``) to reuse it across averages."""
     r, c = _occupied(cells.a), _occupied(cells.b)
     if r == c == 1 or r == c == 0:
         return 1.0
     if r == 1 or c == 1:
         return 0.0
     mi = large_mutual_info(cells)
-    emi = large_expected_mutual_info(cells.a, cells.b)
+    if emi is None:
+        emi = large_expected_mutual_info(cells.a, cells.b)
     normaliser = _average(large_entropy(cells.a), large_entropy(cells.b), average_method)
     return (mi - emi) / (normaliser - emi)
 

@@ -4,8 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
-import fastcluster_metrics as fcm
 import reference
 from helpers import (
     AVERAGE_METHODS,
@@ -15,6 +13,8 @@ from helpers import (
     is_undefined,
     sklearn_function,
 )
+
+import fastcluster_metrics as fcm
 
 EDGE_CASES = {
     "empty": ([], []),
@@ -118,7 +118,9 @@ def test_one_cluster_against_singletons_carries_no_information(n):
     assert fcm.v_measure_score(labels_true, labels_pred) == pytest.approx(0.0)
     assert fcm.mutual_info_score(labels_true, labels_pred) == 0.0
     for method in AVERAGE_METHODS:
-        assert fcm.adjusted_mutual_info_score(labels_true, labels_pred, average_method=method) == 0.0
+        assert (
+            fcm.adjusted_mutual_info_score(labels_true, labels_pred, average_method=method) == 0.0
+        )
         nmi = fcm.normalized_mutual_info_score(labels_true, labels_pred, average_method=method)
         assert nmi == pytest.approx(0.0)
 
@@ -166,9 +168,7 @@ def test_empty_input_conventions():
     for method in AVERAGE_METHODS:
         assert fcm.normalized_mutual_info_score([], [], average_method=method) == 1.0
         assert fcm.adjusted_mutual_info_score([], [], average_method=method) == 1.0
-    assert_same_result(
-        fcm.pair_confusion_matrix([], []), np.zeros((2, 2), dtype=np.int64), "pcm"
-    )
+    assert_same_result(fcm.pair_confusion_matrix([], []), np.zeros((2, 2), dtype=np.int64), "pcm")
     empty = fcm.contingency_matrix([], [])
     assert empty.shape == (0, 0)
     assert empty.dtype == np.int64
@@ -229,12 +229,23 @@ def test_no_overflow_on_int8_labels():
 def test_mutual_info_and_fowlkes_mallows_on_large_cells():
     """scikit-learn's overflow regression: cells of 52 632 samples."""
     labels_true = np.array(
-        [1] * (52632 + 2529) + [2] * (14660 + 793) + [3] * (3271 + 204) + [4] * (814 + 39)
+        [1] * (52632 + 2529)
+        + [2] * (14660 + 793)
+        + [3] * (3271 + 204)
+        + [4] * (814 + 39)
         + [5] * (316 + 20)
     )
     labels_pred = np.array(
-        [0] * 52632 + [1] * 2529 + [0] * 14660 + [1] * 793 + [0] * 3271 + [1] * 204
-        + [0] * 814 + [1] * 39 + [0] * 316 + [1] * 20
+        [0] * 52632
+        + [1] * 2529
+        + [0] * 14660
+        + [1] * 793
+        + [0] * 3271
+        + [1] * 204
+        + [0] * 814
+        + [1] * 39
+        + [0] * 316
+        + [1] * 20
     )
     for name in ("mutual_info_score", "fowlkes_mallows_score"):
         ours = getattr(fcm, name)(labels_true, labels_pred)

@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+from helpers import AVERAGE_METHODS, INT64, PAIR_SCORES, ami_is_undefined, case_id, labelings
 from hypothesis import given
 from hypothesis import strategies as st
 
 import fastcluster_metrics as fcm
-from helpers import AVERAGE_METHODS, INT64, PAIR_SCORES, ami_is_undefined, case_id, labelings
 
 SCORES = [(n, k) for n, k in PAIR_SCORES if n != "mutual_info_score"] + [("purity_score", {})]
 SYMMETRIC = [
@@ -47,9 +47,7 @@ def test_relabelling_and_sample_order_do_not_matter(name, kwargs, labels, data):
     assert moved == pytest.approx(expected, **CLOSE)
 
 
-@pytest.mark.parametrize(
-    ("name", "kwargs"), SYMMETRIC, ids=[case_id(n, k) for n, k in SYMMETRIC]
-)
+@pytest.mark.parametrize(("name", "kwargs"), SYMMETRIC, ids=[case_id(n, k) for n, k in SYMMETRIC])
 @given(labels=labelings(min_size=1))
 def test_symmetric_scores(name, kwargs, labels):
     labels_true, labels_pred = labels
@@ -78,8 +76,15 @@ def test_homogeneity_is_completeness_swapped(labels):
 @given(labels=labelings(min_size=2))
 def test_bounds(labels):
     labels_true, labels_pred = labels
-    for name in ("rand_score", "fowlkes_mallows_score", "purity_score", "homogeneity_score",
-                 "completeness_score", "v_measure_score", "normalized_mutual_info_score"):
+    for name in (
+        "rand_score",
+        "fowlkes_mallows_score",
+        "purity_score",
+        "homogeneity_score",
+        "completeness_score",
+        "v_measure_score",
+        "normalized_mutual_info_score",
+    ):
         value = getattr(fcm, name)(labels_true, labels_pred)
         assert -1e-15 <= value <= 1 + 1e-15, name
     assert -0.5 - 1e-15 <= fcm.adjusted_rand_score(labels_true, labels_pred) <= 1 + 1e-15
@@ -96,8 +101,13 @@ def test_scaled_copies_keep_ratio_scores(labels, repeat):
     """Repeating the whole data set keeps purity, homogeneity, completeness and NMI."""
     labels_true, labels_pred = labels
     tiled_true, tiled_pred = np.tile(labels_true, repeat), np.tile(labels_pred, repeat)
-    for name in ("purity_score", "homogeneity_score", "completeness_score",
-                 "normalized_mutual_info_score", "mutual_info_score"):
+    for name in (
+        "purity_score",
+        "homogeneity_score",
+        "completeness_score",
+        "normalized_mutual_info_score",
+        "mutual_info_score",
+    ):
         single = getattr(fcm, name)(labels_true, labels_pred)
         tiled = getattr(fcm, name)(tiled_true, tiled_pred)
         assert tiled == pytest.approx(single, **CLOSE), name
