@@ -252,3 +252,13 @@ def test_mutual_info_and_fowlkes_mallows_on_large_cells():
         assert math.isfinite(ours)
         assert_same_result(ours, getattr(reference, name)(labels_true, labels_pred), name)
         assert_same_result(ours, sklearn_function(name)(labels_true, labels_pred), name)
+
+
+def test_v_measure_beta_zero_with_zero_completeness_is_homogeneity():
+    # sklearn divides 0 by 0 here (ZeroDivisionError); V_0 = homogeneity for any completeness > 0.
+    true, pred = [0, 0, 0, 0], [0, 1, 2, 3]
+    h, c, v = fcm.homogeneity_completeness_v_measure(true, pred, beta=0.0)
+    assert (h, c) == (1.0, 0.0)
+    assert v == 1.0
+    assert fcm.v_measure_score(true, pred, beta=0.0) == 1.0
+    assert fcm.v_measure_score(true, [0, 1, 1, 2], beta=0.0) == 1.0

@@ -141,8 +141,9 @@ def _column(labels: Any, arr: NDArray[Any] | None = None) -> Column:
     cat = _categorical(labels)
     if cat is not None:
         cat_codes, categories = cat
-        cat_missing = cat_codes < 0
-        has_missing = bool(cat_missing.any())
+        # A min() is a fast reduction; the mask is only made when something is missing.
+        has_missing = bool(cat_codes.size) and int(cat_codes.min()) < 0
+        cat_missing = cat_codes < 0 if has_missing else None
         order = np.argsort(categories, kind="stable")
         cat_rank = None
         if has_missing or (order != np.arange(order.size)).any():

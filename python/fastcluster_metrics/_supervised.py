@@ -246,6 +246,10 @@ def _hcv(table: _native.Table, beta: float) -> tuple[float, float, float]:
     completeness = mi / entropy_k if entropy_k else 1.0
     if homogeneity + completeness == 0.0:
         v_measure = 0.0
+    elif beta * homogeneity + completeness == 0.0:
+        # beta = 0 and completeness = 0: V_0 is homogeneity for every completeness > 0, so its
+        # limit (scikit-learn raises ZeroDivisionError here).
+        v_measure = homogeneity
     else:
         v_measure = (1 + beta) * homogeneity * completeness / (beta * homogeneity + completeness)
     return float(homogeneity), float(completeness), float(v_measure)

@@ -1,0 +1,136 @@
+"""Millions of samples against the vectorised reference (scikit-learn would take too long)."""
+
+import numpy as np
+import pytest
+import reference
+
+import fastcluster_metrics as fcm
+
+# The reference's sums are exact or compensated; ours may add in another order. Scores near 0
+# (MI of nearly independent labelings) lose relative precision in either, hence the abs floor.
+CLOSE = {"rel": 1e-10, "abs": 1e-12}
+
+
+def _labelings(seed, n, k_true, k_pred, agreement):
+    """Predicted clusters follow the true classes for a fraction ``agreement`` of samples."""
+    rng = np.random.default_rng(seed)
+    true = rng.integers(0, k_true, n)
+    follow = (true * k_pred) // k_true
+    pred = np.where(rng.random(n) < agreement, follow, rng.integers(0, k_pred, n))
+    return true, pred
+
+
+@pytest.fixture(scope="module")
+def five_million():
+    true, pred = _labelings(seed=20240611, n=5_000_000, k_true=20, k_pred=30, agreement=0.6)
+    cells = reference.cells_from_codes(true, pred, 20, 30)
+    return true, pred, cells
+
+
+@pytest.fixture(scope="module")
+def two_million_by_thousand():
+    true, pred = _labelings(seed=7, n=2_000_000, k_true=1000, k_pred=1000, agreement=0.3)
+    cells = reference.cells_from_codes(true, pred, 1000, 1000)
+    return true, pred, cells
+
+
+def _check_all_pair_scores(true, pred, cells):
+    assert fcm.rand_score(true, pred) == pytest.approx(reference.large_rand(cells), **CLOSE)
+    assert fcm.adjusted_rand_score(true, pred) == pytest.approx(reference.large_ari(cells), **CLOSE)
+    assert fcm.fowlkes_mallows_score(true, pred) == pytest.approx(
+        reference.large_fowlkes_mallows(cells), **CLOSE
+    )
+    assert fcm.purity_score(true, pred) == pytest.approx(reference.large_purity(cells), **CLOSE)
+    np.testing.assert_array_equal(
+        fcm.pair_confusion_matrix(true, pred),
+        np.array(reference.large_pair_confusion(cells), dtype=np.int64),
+    )
+
+
+def _check_information_scores(true, pred, cells):
+    assert fcm.mutual_info_score(true, pred) == pytest.approx(
+        reference.large_mutual_info(cells), **CLOSE
+    )
+    assert fcm.entropy(true) == pytest.approx(reference.large_entropy(cells.a), **CLOSE)
+    assert fcm.entropy(pred) == pytest.approx(reference.large_entropy(cells.b), **CLOSE)
+    for method in reference.AVERAGE_METHODS:
+        ours = fcm.normalized_mutual_info_score(true, pred, average_method=method)
+        assert ours == pytest.approx(reference.large_nmi(cells, method), **CLOSE), method
+    h, c, v = reference.large_homogeneity_completeness_v(cells)
+    assert fcm.homogeneity_completeness_v_measure(true, pred) == pytest.approx((h, c, v), **CLOSE)
+    assert fcm.homogeneity_score(true, pred) == pytest.approx(h, **CLOSE)
+    assert fcm.completeness_score(true, pred) == pytest.approx(c, **CLOSE)
+    _, _, v2 = reference.large_homogeneity_completeness_v(cells, beta=2.0)
+    assert fcm.v_measure_score(true, pred, beta=2.0) == pytest.approx(v2, **CLOSE)
+
+
+def test_five_million_contingency(five_million):
+    true, pred, cells = five_million
+    dense = np.zeros((20, 30), dtype=np.int64)
+    dense[cells.rows, cells.cols] = cells.counts
+    table = fcm.contingency_matrix(true, pred)
+    assert table.dtype == np.int64
+    np.testing.assert_array_equal(table, dense)
+    sparse = fcm.contingency_matrix(true, pred, sparse=True)
+    np.testing.assert_array_equal(sparse.toarray(), dense)
+
+
+def test_five_million_pair_scores(five_million):
+    _check_all_pair_scores(*five_million)
+
+
+def test_five_million_information_scores(five_million):
+    _check_information_scores(*five_million)
+
+
+def test_five_million_ami(five_million):
+    true, pred, cells = five_million
+    emi = reference.large_expected_mutual_info(cells.a, cells.b)
+    for method in reference.AVERAGE_METHODS:
+        ours = fcm.adjusted_mutual_info_score(true, pred, average_method=method)
+        assert ours == pytest.approx(reference.large_ami(cells, method, emi), **CLOSE), method
+
+
+def test_five_million_other_dtypes(five_million):
+    """int32 codes and a non-contiguous uint16 view give the same table and scores."""
+    true, pred, cells = five_million
+    expected = reference.large_ari(cells)
+    assert fcm.adjusted_rand_score(true.astype(np.int32), pred.astype(np.int32)) == (
+        pytest.approx(expected, **CLOSE)
+    )
+    wide_true = np.repeat(true.astype(np.uint16), 2)[::2]
+    wide_pred = np.repeat(pred.astype(np.uint16), 2)[::2]
+    assert fcm.adjusted_rand_score(wide_true, wide_pred) == pytest.approx(expected, **CLOSE)
+
+
+def test_two_million_thousand_by_thousand(two_million_by_thousand):
+    true, pred, cells = two_million_by_thousand
+    _check_all_pair_scores(true, pred, cells)
+    _check_information_scores(true, pred, cells)
+
+
+def test_two_million_thousand_by_thousand_ami(two_million_by_thousand):
+    true, pred, cells = two_million_by_thousand
+    ours = fcm.adjusted_mutual_info_score(true, pred)
+    assert ours == pytest.approx(reference.large_ami(cells), **CLOSE)
+
+
+def test_one_million_singleton_predictions():
+    """A table of 1000 x 1 000 000 (far too large to hold densely)."""
+    n = 1_000_000
+    rng = np.random.default_rng(11)
+    true = rng.integers(0, 1000, n)
+    pred = rng.permutation(n)
+    cells = reference.cells_from_codes(true, pred, 1000, n)
+    t, p, q, m = reference.large_pair_counts(cells)
+    assert (t, p) == (0, 0)
+    assert fcm.rand_score(true, pred) == pytest.approx(reference.large_rand(cells), **CLOSE)
+    assert fcm.adjusted_rand_score(true, pred) == pytest.approx(0.0, abs=1e-15)
+    assert fcm.adjusted_rand_score(true, pred) == pytest.approx(reference.large_ari(cells), **CLOSE)
+    assert fcm.purity_score(true, pred) == 1.0
+    mi = fcm.mutual_info_score(true, pred)
+    assert mi == pytest.approx(reference.large_mutual_info(cells), **CLOSE)
+    assert mi == pytest.approx(reference.large_entropy(cells.a), **CLOSE)  # MI = H(true)
+    np.testing.assert_array_equal(
+        fcm.pair_confusion_matrix(true, pred), np.array([[2 * (m - q), 0], [2 * q, 0]])
+    )
