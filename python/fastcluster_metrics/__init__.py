@@ -6,6 +6,8 @@ supervised scores, computed from a contingency table built in one Rust pass.
 1.0
 """
 
+from ._contingency import Contingency
+from ._evaluate import Evaluation, evaluate
 from ._native import num_threads
 from ._params import InvalidParameterError
 from ._supervised import (
@@ -28,12 +30,15 @@ from ._supervised import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Contingency",
+    "Evaluation",
     "InvalidParameterError",
     "adjusted_mutual_info_score",
     "adjusted_rand_score",
     "completeness_score",
     "contingency_matrix",
     "entropy",
+    "evaluate",
     "fowlkes_mallows_score",
     "homogeneity_completeness_v_measure",
     "homogeneity_score",

@@ -39,8 +39,10 @@ def _dictionary_parts(arr: Any) -> tuple[Any, Any]:
     return arr.indices, arr.dictionary
 
 
-def arrow_codes(labels: Any) -> tuple[NDArray[Any], NDArray[Any] | None, NDArray[Any]]:
-    """(codes, missing mask or None, rank of each code in sorted label order) of an
+def arrow_codes(
+    labels: Any,
+) -> tuple[NDArray[Any], NDArray[Any] | None, NDArray[Any], NDArray[Any]]:
+    """(codes, missing mask or None, rank of each code in sorted label order, labels) of an
     Arrow Array/ChunkedArray/DictionaryArray or a polars Series (through Arrow, zero copy)."""
     import pyarrow.compute as pc
 
@@ -54,7 +56,7 @@ def arrow_codes(labels: Any) -> tuple[NDArray[Any], NDArray[Any] | None, NDArray
     rank = np.empty(order.size + 1, dtype=np.int64)
     rank[order] = np.arange(order.size)
     rank[-1] = order.size  # code -1 (missing) sorts last
-    return codes, (codes < 0) if has_missing else None, rank
+    return codes, (codes < 0) if has_missing else None, rank, values
 
 
 def arrow_integers(labels: Any) -> NDArray[Any] | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -23,7 +23,15 @@ from . import _native
 from ._arrow import arrow_codes, arrow_integers, is_arrow_like
 from ._params import InvalidParameterError
 
-__all__ = ["MISSING_POLICIES", "Column", "check_missing", "count", "count_columns", "count_one"]
+__all__ = [
+    "MISSING_POLICIES",
+    "Column",
+    "check_missing",
+    "count",
+    "count_columns",
+    "count_one",
+    "ordered_cells",
+]
 
 MISSING_POLICIES = ("raise", "drop", "cluster")
 
@@ -94,9 +102,28 @@ class Column:
     """Which samples are missing (None when none are)."""
     rank: NDArray[Any] | None = None
     """For codes not numbered in sorted label order (a Categorical's): each code's rank."""
+    uniques: Any = None
+    """The label of each code (array-like, or a callable making it), None when codes are values."""
+    dtype: Any = None
+    """The dtype of the labels when codes are the values themselves."""
 
     def __len__(self) -> int:
         return int(self.codes.shape[0])
+
+    def labels(self, keys: NDArray[Any]) -> NDArray[Any]:
+        """The label values of the given codes (a table's row or column keys)."""
+        if self.uniques is None:
+            values: NDArray[Any] = keys.astype(self.dtype if self.dtype is not None else keys.dtype)
+            return values
+        uniques = np.asarray(self.uniques() if callable(self.uniques) else self.uniques)
+        missing = (keys < 0) | (keys >= uniques.shape[0])
+        if not missing.any():
+            found: NDArray[Any] = uniques[keys]
+            return found
+        out = np.empty(keys.shape[0], dtype=object)
+        out[~missing] = uniques[keys[~missing]]
+        out[missing] = None
+        return out
 
 
 _INT64_LIMIT = float(2**63)
@@ -106,10 +133,6 @@ def _missing_values() -> tuple[object, ...]:
     """Missing-value singletons of the libraries already imported (never imports them)."""
     pandas = sys.modules.get("pandas")
     return (pandas.NA, pandas.NaT) if pandas is not None else ()
-
-
-def _unique_codes(arr: NDArray[Any]) -> NDArray[Any]:
-    return np.unique(arr, return_inverse=True)[1].reshape(-1)
 
 
 def _native_contiguous(arr: NDArray[Any]) -> NDArray[Any]:
@@ -136,8 +159,8 @@ def _column(labels: Any, arr: NDArray[Any] | None = None) -> Column:
         if plain is not None:
             arr = plain
         else:
-            codes, missing, rank = arrow_codes(labels)
-            return Column(codes, missing, rank)
+            codes, missing, rank, values = arrow_codes(labels)
+            return Column(codes, missing, rank, values)
     cat = _categorical(labels)
     if cat is not None:
         cat_codes, categories = cat
@@ -150,35 +173,38 @@ def _column(labels: Any, arr: NDArray[Any] | None = None) -> Column:
             cat_rank = np.empty(order.size + 1, dtype=np.int64)
             cat_rank[order] = np.arange(order.size)
             cat_rank[-1] = order.size  # code -1 (missing) sorts last
-        return Column(_native_contiguous(cat_codes), cat_missing if has_missing else None, cat_rank)
+        return Column(_native_contiguous(cat_codes), cat_missing, cat_rank, categories)
     if arr is None:
         arr = np.asarray(labels)
     kind = arr.dtype.kind
     if kind == "b":
-        return Column(_native_contiguous(arr.view(np.uint8)), None)
+        return Column(_native_contiguous(arr.view(np.uint8)), None, dtype=arr.dtype)
     if kind in "iu":
-        return Column(_native_contiguous(arr), None)
+        return Column(_native_contiguous(arr), None, dtype=arr.dtype)
     if kind == "f":
         nan = np.isnan(arr)
         has_nan = bool(nan.any())
         finite = arr[~nan] if has_nan else arr
         integral = (np.abs(finite) < _INT64_LIMIT).all() and (finite == np.trunc(finite)).all()
         if integral and not has_nan:
-            return Column(arr.astype(np.int64), None)
+            return Column(arr.astype(np.int64), None, dtype=arr.dtype)
         # np.unique numbers NaN last, as one label.
-        return Column(_unique_codes(arr), nan if has_nan else None)
+        uniques, codes = np.unique(arr, return_inverse=True)
+        return Column(codes.reshape(-1), nan if has_nan else None, uniques=uniques)
     if kind in "US":
         arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
-        codes, _, _ = _native.encode_fixed(arr.view(np.uint8), arr.dtype.itemsize, kind == "U")
-        return Column(codes, None)
+        codes, first, _ = _native.encode_fixed(arr.view(np.uint8), arr.dtype.itemsize, kind == "U")
+        return Column(codes, None, uniques=lambda: arr[first])
     if kind == "O":
         encoded = _native.encode_objects(np.ascontiguousarray(arr), _missing_values())
         if encoded is not None:
-            codes, _, n_missing = encoded
-            return Column(codes, codes == _native.MISSING if n_missing else None)
+            codes, first, n_missing = encoded
+            missing = codes == _native.MISSING if n_missing else None
+            return Column(codes, missing, uniques=lambda: arr[first])
         if arr.size and bool((arr != arr).any()):  # NaN is the only value not equal to itself
             raise ValueError("Input contains NaN.")
-    return Column(_native_contiguous(_unique_codes(arr)), None)
+    uniques, codes = np.unique(arr, return_inverse=True)
+    return Column(_native_contiguous(codes.reshape(-1)), None, uniques=uniques)
 
 
 def _check_shapes(shape_true: tuple[int, ...], shape_pred: tuple[int, ...]) -> None:
@@ -206,8 +232,8 @@ def _apply_missing(true: Column, pred: Column, missing: str) -> tuple[Column, Co
         for col in (true, pred):
             if col.missing is not None:
                 keep &= ~col.missing
-        true = Column(true.codes[keep], None, true.rank)
-        pred = Column(pred.codes[keep], None, pred.rank)
+        true = replace(true, codes=true.codes[keep], missing=None)
+        pred = replace(pred, codes=pred.codes[keep], missing=None)
     return true, pred
 
 
@@ -253,5 +279,35 @@ def count_one(labels: Any, *, missing: str = "raise") -> _native.Table:
                 f"labels has missing labels: {_missing_advice(int(col.missing.sum()), len(col))}"
             )
         if missing == "drop":
-            col = Column(col.codes[~col.missing], None)
+            col = replace(col, codes=col.codes[~col.missing], missing=None)
     return _native.count(col.codes, np.zeros(len(col), dtype=np.uint8))
+
+
+def _order(keys: NDArray[Any], rank: NDArray[Any] | None) -> NDArray[Any]:
+    """The permutation putting keys (codes) in sorted label order; identity without a rank."""
+    if rank is None:
+        return np.arange(keys.size)
+    order: NDArray[Any] = np.argsort(rank[keys], kind="stable")
+    return order
+
+
+def ordered_cells(
+    table: _native.Table, true: Column, pred: Column
+) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any], NDArray[Any], NDArray[Any]]:
+    """(rows, cols, counts, row keys, column keys) with rows and columns in sorted label order
+    (a Categorical's codes follow its category order, which need not be sorted)."""
+    rows, cols, counts = table.cells()
+    row_keys, col_keys = table.row_keys(), table.col_keys()
+    for side, (index, keys, rank) in enumerate(
+        ((rows, row_keys, true.rank), (cols, col_keys, pred.rank))
+    ):
+        if rank is None:
+            continue
+        order = _order(keys, rank)
+        position = np.empty(keys.size, dtype=np.int64)
+        position[order] = np.arange(keys.size)
+        if side == 0:
+            rows, row_keys = position[index], keys[order]
+        else:
+            cols, col_keys = position[index], keys[order]
+    return rows, cols, counts, row_keys, col_keys

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _native
-from ._labels import check_missing, count, count_columns, count_one
+from ._labels import check_missing, count, count_columns, count_one, ordered_cells
 from ._params import (
     InvalidParameterError,
     check_array_like,
@@ -59,14 +59,6 @@ def _scipy_sparse() -> Any:
             "sparse contingency matrices need scipy: pip install 'fastcluster-metrics[sparse]'"
         ) from e
     return scipy.sparse
-
-
-def _reorder(index: NDArray[Any], keys: NDArray[Any], rank: NDArray[Any]) -> NDArray[Any]:
-    """Moves table rows (or columns) whose keys are codes to the sorted order of their labels."""
-    position = np.empty(keys.size, dtype=np.int64)
-    position[np.argsort(rank[keys], kind="stable")] = np.arange(keys.size)
-    reordered: NDArray[Any] = position[index]
-    return reordered
 
 
 def _csr(
@@ -133,12 +125,7 @@ def contingency_matrix(
     missing = check_missing(func, missing)
     # scikit-learn's contingency_matrix does not warn about continuous labels.
     table, true, pred = count_columns(labels_true, labels_pred, missing=missing, warn=False)
-    rows, cols, counts = table.cells()
-    # Categorical codes follow the category order: put classes in sorted label order.
-    if true.rank is not None:
-        rows = _reorder(rows, table.row_keys(), true.rank)
-    if pred.rank is not None:
-        cols = _reorder(cols, table.col_keys(), pred.rank)
+    rows, cols, counts, _, _ = ordered_cells(table, true, pred)
     if sparse:
         return _csr(table.shape, rows, cols, counts, dtype)
     out = np.zeros(table.shape, dtype=dtype)
