@@ -9,7 +9,7 @@ checks its result against scikit-learn's value (conftest.py, ``sklearn_expected`
 ours and the floor before timing; scikit-learn on the result of its own timed run, so
 that it is not run once more only to be checked.
 
-scikit-learn at n = 1e7 (~70 s in all, adjusted_mutual_info_score ~36 s) runs only
+scikit-learn at n = 1e7 (~45 s in all, adjusted_mutual_info_score ~18 s) runs only
 with FCM_BENCH_FULL=1; ours and the floor always run at both sizes.
 """
 
@@ -46,7 +46,7 @@ METRICS = (
 )
 
 # scikit-learn is timed with pedantic(rounds=R, iterations=1): one call takes 0.1-3 s,
-# adjusted_mutual_info_score ~1.5 s at 1e6 and ~36 s at 1e7.
+# adjusted_mutual_info_score ~1.5 s at 1e6 and ~18 s at 1e7.
 SKLEARN_ROUNDS = {"1e6": 5, "1e7": 3}
 SKLEARN_ROUNDS_AMI = {"1e6": 3, "1e7": 1}
 
