@@ -280,7 +280,7 @@ def count_one(labels: Any, *, missing: str = "raise") -> _native.Table:
             )
         if missing == "drop":
             col = replace(col, codes=col.codes[~col.missing], missing=None)
-    return _native.count(col.codes, np.zeros(len(col), dtype=np.uint8))
+    return _native.count_one(col.codes)
 
 
 def _order(keys: NDArray[Any], rank: NDArray[Any] | None) -> NDArray[Any]:

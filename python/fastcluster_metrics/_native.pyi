@@ -10,6 +10,7 @@ __all__ = [
     "THREADS_VAR",
     "Table",
     "count",
+    "count_one",
     "encode_fixed",
     "encode_objects",
     "num_threads",
@@ -42,6 +43,7 @@ class Table:
     def purity(self) -> float: ...
 
 def count(labels_true: NDArray[Any], labels_pred: NDArray[Any]) -> Table: ...
+def count_one(labels: NDArray[Any]) -> Table: ...
 def table_from_cells(
     n_rows: int,
     n_cols: int,

@@ -13,7 +13,7 @@ use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
-use crate::label::Label;
+use crate::label::{Constant, Label};
 use crate::pool;
 use crate::table::Table;
 use crate::Error;
@@ -57,6 +57,13 @@ pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
         counter.drain_into(&mut cells);
     }
     Table::from_key_cells(cells, sorted, A::KIND, B::KIND, threads)
+}
+
+/// The one-column table of a single labeling: its class sizes, in one pass.
+pub fn count_one<A: Label>(a: &[A]) -> Result<Table, Error> {
+    // A slice of a zero-sized type: no memory, and the pass reads only `a`.
+    let constant = vec![Constant; a.len()];
+    count(a, &constant)
 }
 
 fn count_block<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
@@ -356,6 +363,17 @@ mod tests {
                 .map(|((x, y), c)| ((x, if y == -1 { u64::MAX as i64 } else { y }), c))
                 .collect()
         );
+    }
+
+    #[test]
+    fn one_labeling_counts_its_class_sizes() {
+        let a: Vec<i16> = (0..100_000).map(|i| (i % 7) as i16 - 3).collect();
+        let t = count_one(&a).unwrap();
+        assert_eq!(t.n_cols(), 1);
+        assert_eq!(t.rows.keys.len(), 7);
+        assert_eq!(t.rows.value(0), -3);
+        assert_eq!(t.row_sums.iter().sum::<u64>(), 100_000);
+        assert!(t.row_sums.iter().all(|&c| c == 14_285 || c == 14_286));
     }
 
     #[test]

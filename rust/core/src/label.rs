@@ -51,6 +51,19 @@ macro_rules! unsigned {
     )*};
 }
 
+/// The label of every sample when only one labeling is counted (its class sizes
+/// are a one-column table). Zero-sized: a slice of them occupies no memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Constant;
+
+impl Label for Constant {
+    const KIND: KeyKind = KeyKind::Unsigned;
+    #[inline(always)]
+    fn key(self) -> u64 {
+        0
+    }
+}
+
 signed!(i8, i16, i32, i64);
 unsigned!(u8, u16, u32, u64);
 

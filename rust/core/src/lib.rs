@@ -16,7 +16,7 @@ pub mod pool;
 pub mod scores;
 mod table;
 
-pub use count::count;
+pub use count::{count, count_one};
 pub use error::Error;
-pub use label::{KeyKind, Label};
+pub use label::{Constant, KeyKind, Label};
 pub use table::{Keys, Table};

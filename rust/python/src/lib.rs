@@ -89,6 +89,15 @@ fn count(py: Python<'_>, labels_true: Labels<'_>, labels_pred: Labels<'_>) -> Py
     Ok(Table { inner })
 }
 
+/// The one-column table of a single labeling (its class sizes), reading only that labeling.
+#[pyfunction]
+fn count_one(py: Python<'_>, labels: Labels<'_>) -> PyResult<Table> {
+    let inner = with_slice!(&labels, |a| py
+        .detach(|| fcm::count_one(a))
+        .map_err(CoreError::from))?;
+    Ok(Table { inner })
+}
+
 /// A table given by its shape and cells (repeated cells add; zeros are dropped).
 #[pyfunction]
 fn table_from_cells(
@@ -284,6 +293,7 @@ impl Table {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count, m)?)?;
+    m.add_function(wrap_pyfunction!(count_one, m)?)?;
     m.add_function(wrap_pyfunction!(table_from_cells, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(encode_fixed, m)?)?;
