@@ -5,25 +5,11 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import sklearn_function
+from helpers import LABEL_FUNCTIONS, sklearn_function
 
 import fastcluster_metrics as fcm
 
-SKLEARN_NAMES = [
-    "contingency_matrix",
-    "pair_confusion_matrix",
-    "rand_score",
-    "adjusted_rand_score",
-    "mutual_info_score",
-    "normalized_mutual_info_score",
-    "adjusted_mutual_info_score",
-    "homogeneity_score",
-    "completeness_score",
-    "v_measure_score",
-    "homogeneity_completeness_v_measure",
-    "fowlkes_mallows_score",
-    "entropy",
-]
+SKLEARN_NAMES = [name for name in LABEL_FUNCTIONS if name != "purity_score"] + ["entropy"]
 
 
 def _parameters(fn):
@@ -72,17 +58,12 @@ def test_entropy_is_not_deprecated():
     assert value == pytest.approx(0.6365141, abs=1e-6)
 
 
+# The functions that return one float.
 SCORES = [
-    "rand_score",
-    "adjusted_rand_score",
-    "mutual_info_score",
-    "normalized_mutual_info_score",
-    "adjusted_mutual_info_score",
-    "homogeneity_score",
-    "completeness_score",
-    "v_measure_score",
-    "fowlkes_mallows_score",
-    "purity_score",
+    name
+    for name in LABEL_FUNCTIONS
+    if name
+    not in ("contingency_matrix", "pair_confusion_matrix", "homogeneity_completeness_v_measure")
 ]
 
 
