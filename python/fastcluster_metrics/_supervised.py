@@ -8,6 +8,7 @@ Rust. Degenerate cases return what scikit-learn 1.9 returns.
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,25 @@ def _scipy_sparse() -> Any:
             "sparse contingency matrices need scipy: pip install 'fastcluster-metrics[sparse]'"
         ) from e
     return scipy.sparse
+
+
+def _physical_memory() -> int | None:
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return None
+
+
+def _check_dense_fits(shape: tuple[int, int], dtype: np.dtype[Any]) -> None:
+    """Refuses, before allocating, a dense table larger than the machine's memory."""
+    need = shape[0] * shape[1] * dtype.itemsize
+    have = _physical_memory()
+    if have is not None and need > have:
+        raise MemoryError(
+            f"a dense {shape[0]} x {shape[1]} contingency matrix of {dtype} needs"
+            f" {need / 2**30:.1f} GiB, more than this machine's {have / 2**30:.1f} GiB of"
+            " memory; use sparse=True"
+        )
 
 
 def _csr(
@@ -128,6 +148,7 @@ def contingency_matrix(
     rows, cols, counts, _, _ = ordered_cells(table, true, pred)
     if sparse:
         return _csr(table.shape, rows, cols, counts, dtype)
+    _check_dense_fits(table.shape, np.dtype(dtype) if eps is None else np.dtype(np.float64))
     out = np.zeros(table.shape, dtype=dtype)
     out[rows, cols] = counts
     if eps is not None:
