@@ -10,12 +10,13 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 from . import _native
 from . import _supervised as s
 from ._labels import check_missing, count_columns, ordered_cells
+from ._measures import Measures
 from ._params import check_average_method, check_beta
 
 __all__ = ["Contingency"]
 
 
-class Contingency:
+class Contingency(Measures):
     """A contingency table of two labelings of the same samples.
 
     Cell ``(i, j)`` counts the samples in class ``i`` of ``labels_true`` and
