@@ -8,6 +8,7 @@ supervised scores, computed from a contingency table built in one Rust pass.
 
 from ._contingency import Contingency
 from ._evaluate import Evaluation, evaluate
+from ._many import compare_many
 from ._native import num_threads
 from ._params import InvalidParameterError
 from ._supervised import (
@@ -35,6 +36,7 @@ __all__ = [
     "InvalidParameterError",
     "adjusted_mutual_info_score",
     "adjusted_rand_score",
+    "compare_many",
     "completeness_score",
     "contingency_matrix",
     "entropy",

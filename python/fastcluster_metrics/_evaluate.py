@@ -10,7 +10,7 @@ from . import _supervised as s
 from ._labels import check_missing, count
 from ._params import check_array_like
 
-__all__ = ["METRICS", "Evaluation", "evaluate"]
+__all__ = ["METRICS", "Evaluation", "check_metrics", "evaluate"]
 
 METRICS: dict[str, Callable[[_native.Table], float]] = {
     "adjusted_rand_score": s._ari,
@@ -58,6 +58,15 @@ class Evaluation(Mapping[str, float]):
         return f"Evaluation(n={self.n}, {body})"
 
 
+def check_metrics(metrics: Iterable[str] | None) -> list[str]:
+    """The metric names asked for (all by default), refusing unknown ones."""
+    names = list(METRICS) if metrics is None else list(metrics)
+    unknown = [m for m in names if m not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metrics {unknown}; choose from {sorted(METRICS)}")
+    return names
+
+
 def evaluate(
     labels_true: Any,
     labels_pred: Any,
@@ -78,9 +87,6 @@ def evaluate(
     {'rand_score': 0.8333333333333334, 'purity_score': 1.0}
     """
     check_array_like("evaluate", labels_true=labels_true, labels_pred=labels_pred)
-    names = list(METRICS) if metrics is None else list(metrics)
-    unknown = [m for m in names if m not in METRICS]
-    if unknown:
-        raise ValueError(f"unknown metrics {unknown}; choose from {sorted(METRICS)}")
+    names = check_metrics(metrics)
     table = count(labels_true, labels_pred, missing=check_missing("evaluate", missing))
     return Evaluation({name: float(METRICS[name](table)) for name in names}, table.n)

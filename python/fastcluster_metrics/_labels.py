@@ -29,6 +29,7 @@ __all__ = [
     "check_missing",
     "count",
     "count_columns",
+    "count_many",
     "count_one",
     "ordered_cells",
 ]
@@ -260,6 +261,23 @@ def count_columns(
         _column(labels_true, arr_true), _column(labels_pred, arr_pred), missing
     )
     return _native.count(true.codes, pred.codes), true, pred
+
+
+def count_many(
+    labels_true: Any, predictions: list[Any], *, missing: str = "raise"
+) -> list[_native.Table]:
+    """The tables of one truth against many predictions: the truth is validated and encoded
+    once (its strings hashed once), each prediction then counted against its codes."""
+    arr_true = None if _special(labels_true) else _as_array(labels_true, missing)
+    shape_true = _shape(labels_true, arr_true)
+    true = _column(labels_true, arr_true)
+    tables = []
+    for labels_pred in predictions:
+        arr_pred = None if _special(labels_pred) else _as_array(labels_pred, missing)
+        _check_shapes(shape_true, _shape(labels_pred, arr_pred))
+        t, p = _apply_missing(true, _column(labels_pred, arr_pred), missing)
+        tables.append(_native.count(t.codes, p.codes))
+    return tables
 
 
 def count(
