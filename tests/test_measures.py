@@ -1,0 +1,362 @@
+"""The Measures mixin of Contingency against textbook references, degenerate tables, identities."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+import reference_measures as ref
+from hypothesis import given
+from hypothesis import strategies as st
+
+import fastcluster_metrics as fcm
+
+REL = 1e-12
+ABS = 1e-12
+
+# (method name, keyword arguments); the reference function has the same name.
+MEASURES: list[tuple[str, dict]] = [
+    ("jaccard_index", {}),
+    ("pair_precision", {}),
+    ("pair_recall", {}),
+    ("pair_f_score", {}),
+    ("pair_f_score", {"beta": 0.5}),
+    ("pair_f_score", {"beta": 2.0}),
+    ("dice_index", {}),
+    ("kulczynski_index", {}),
+    ("hubert_gamma", {}),
+    ("rogers_tanimoto_index", {}),
+    ("russel_rao_index", {}),
+    ("sokal_sneath1_index", {}),
+    ("sokal_sneath2_index", {}),
+    ("phi_index", {}),
+    ("joint_entropy", {}),
+    ("joint_entropy", {"base": 2}),
+    ("conditional_entropy_true_given_pred", {}),
+    ("conditional_entropy_pred_given_true", {"base": 10.0}),
+    ("variation_of_information", {}),
+    ("variation_of_information", {"base": 2}),
+    ("normalized_variation_of_information", {}),
+    ("information_distance", {}),
+    ("information_distance", {"base": 2.0}),
+    ("normalized_information_distance", {}),
+    ("chi_squared", {}),
+    ("cramers_v", {}),
+    ("inverse_purity_score", {}),
+    ("purity_f_score", {}),
+    ("bcubed_precision", {}),
+    ("bcubed_recall", {}),
+    ("bcubed_f_score", {}),
+    ("element_centric_similarity", {}),
+    ("hungarian_accuracy", {}),
+]
+IDS = [name + "".join(f"[{k}={v}]" for k, v in kw.items()) for name, kw in MEASURES]
+NEEDS_SAMPLES = {
+    "joint_entropy",
+    "conditional_entropy_true_given_pred",
+    "conditional_entropy_pred_given_true",
+    "variation_of_information",
+    "normalized_variation_of_information",
+    "information_distance",
+    "normalized_information_distance",
+    "chi_squared",
+    "cramers_v",
+}
+
+
+@st.composite
+def labelings(draw, min_size=2, max_size=40, max_labels=6):
+    n = draw(st.integers(min_size, max_size))
+    k_true = draw(st.integers(1, max_labels))
+    k_pred = draw(st.integers(1, max_labels))
+    true = draw(st.lists(st.integers(0, k_true - 1), min_size=n, max_size=n))
+    pred = draw(st.lists(st.integers(0, k_pred - 1), min_size=n, max_size=n))
+    return true, pred
+
+
+def assert_close(ours, expected):
+    assert isinstance(ours, float)
+    if math.isnan(expected):
+        assert math.isnan(ours)
+    else:
+        assert ours == pytest.approx(expected, rel=REL, abs=ABS)
+
+
+# --- against the references ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "kwargs"), MEASURES, ids=IDS)
+@given(labels=labelings())
+def test_matches_reference(name, kwargs, labels):
+    true, pred = labels
+    ours = getattr(fcm.Contingency.from_labels(true, pred), name)(**kwargs)
+    assert_close(ours, getattr(ref, name)(true, pred, **kwargs))
+
+
+@given(labels=labelings(min_size=0))
+def test_pair_counts_and_mirkin(labels):
+    true, pred = labels
+    c = fcm.Contingency.from_labels(true, pred)
+    counts = c.pair_counts()
+    assert counts == ref.pair_counts(true, pred)
+    assert all(type(x) is int for x in counts.values())
+    assert sum(counts.values()) == len(true) * (len(true) - 1) // 2
+    mirkin = c.mirkin_metric()
+    assert type(mirkin) is int
+    assert mirkin == ref.mirkin_metric(true, pred)
+
+
+@given(labels=labelings())
+def test_hungarian_brute_force_small(labels):
+    true, pred = labels
+    true = [x % 5 for x in true]
+    pred = [x % 5 for x in pred]
+    assert_close(
+        fcm.Contingency.from_labels(true, pred).hungarian_accuracy(),
+        ref.hungarian_accuracy(true, pred),
+    )
+
+
+@pytest.mark.parametrize(("name", "kwargs"), MEASURES, ids=IDS)
+def test_dense_table_with_empty_rows_and_columns(name, kwargs):
+    """Empty classes or clusters of a given table change nothing."""
+    table = np.array([[3, 0, 1, 0], [0, 0, 0, 0], [2, 0, 5, 1], [0, 0, 1, 4]])
+    trimmed = table[np.ix_(table.sum(axis=1) > 0, table.sum(axis=0) > 0)]
+    ours = getattr(fcm.Contingency(table), name)(**kwargs)
+    assert_close(ours, getattr(fcm.Contingency(trimmed), name)(**kwargs))
+    true = np.repeat(np.arange(table.shape[0]), table.sum(axis=1))
+    pred = np.concatenate([np.repeat(np.arange(table.shape[1]), row) for row in table])
+    assert_close(ours, getattr(ref, name)(true.tolist(), pred.tolist(), **kwargs))
+
+
+# --- identities ----------------------------------------------------------------------------------
+
+
+@given(labels=labelings(min_size=0))
+def test_pair_identities(labels):
+    true, pred = labels
+    c = fcm.Contingency.from_labels(true, pred)
+    n = len(true)
+    counts = c.pair_counts()
+    # sklearn's pair confusion matrix counts ordered pairs: twice ours
+    (tn, fp), (fn, tp) = c.pair_confusion_matrix().tolist()
+    assert (tn, fp, fn, tp) == tuple(2 * counts[k] for k in ("tn", "fp", "fn", "tp"))
+    # Mirkin = ordered disagreeing pairs = sum a^2 + sum b^2 - 2 sum n_ij^2 = n(n-1)(1 - Rand)
+    a, b, cells = c.class_sizes, c.cluster_sizes, c.cells[2]
+    assert c.mirkin_metric() == 2 * (counts["fp"] + counts["fn"]) == fp + fn
+    assert c.mirkin_metric() == int((a**2).sum() + (b**2).sum() - 2 * (cells**2).sum())
+    assert c.mirkin_metric() == pytest.approx(n * (n - 1) * (1 - c.rand_score()), abs=1e-9)
+    # Dice is the pair F1; the Jaccard index J and Dice D satisfy D = 2J / (1 + J)
+    assert c.dice_index() == c.pair_f_score()
+    j = c.jaccard_index()
+    assert c.dice_index() == pytest.approx(2 * j / (1 + j), rel=REL, abs=ABS)
+    # Hubert's Gamma is the phi coefficient of the pair table
+    g, phi = c.hubert_gamma(), c.phi_index()
+    assert (math.isnan(g) and math.isnan(phi)) or g == pytest.approx(phi, rel=REL, abs=ABS)
+    # Fowlkes-Mallows is the geometric mean of pair precision and recall
+    p, r = c.pair_precision(), c.pair_recall()
+    if p > 0 and r > 0:
+        assert c.fowlkes_mallows_score() == pytest.approx(math.sqrt(p * r), rel=REL)
+        assert c.kulczynski_index() == pytest.approx((p + r) / 2, rel=REL)
+    # beta = 0 is the precision
+    assert c.pair_f_score(beta=0.0) == p or (math.isnan(p) and c.pair_f_score(beta=0.0) == 1.0)
+
+
+@given(labels=labelings())
+def test_information_identities(labels):
+    true, pred = labels
+    c = fcm.Contingency.from_labels(true, pred)
+    hu, hv, mi, huv = c.entropy_true(), c.entropy_pred(), c.mutual_info_score(), c.joint_entropy()
+    tol = {"rel": 1e-12, "abs": 1e-12}
+    assert huv == pytest.approx(hu + hv - mi, **tol)
+    assert c.conditional_entropy_true_given_pred() == pytest.approx(huv - hv, **tol)
+    assert c.conditional_entropy_pred_given_true() == pytest.approx(huv - hu, **tol)
+    vi = c.variation_of_information()
+    assert vi == pytest.approx(hu + hv - 2 * mi, **tol)
+    assert vi == pytest.approx(2 * huv - hu - hv, **tol)
+    assert c.variation_of_information(base=2) == pytest.approx(vi / math.log(2), **tol)
+    assert c.information_distance() == pytest.approx(max(hu, hv) - mi, **tol)
+    if max(hu, hv) > 0:
+        assert c.normalized_information_distance() == pytest.approx(1 - mi / max(hu, hv), **tol)
+    assert 0 <= c.normalized_variation_of_information() <= 1
+    assert 0 <= c.normalized_information_distance() <= 1
+    # symmetry: swapping the labelings swaps the conditionals and keeps the distances
+    s = fcm.Contingency.from_labels(pred, true)
+    assert s.conditional_entropy_true_given_pred() == pytest.approx(
+        c.conditional_entropy_pred_given_true(), **tol
+    )
+    assert s.variation_of_information() == pytest.approx(vi, **tol)
+    assert s.chi_squared() == pytest.approx(c.chi_squared(), **tol)
+
+
+@given(labels=labelings())
+def test_set_matching_identities(labels):
+    true, pred = labels
+    c = fcm.Contingency.from_labels(true, pred)
+    s = fcm.Contingency.from_labels(pred, true)
+    assert c.inverse_purity_score() == pytest.approx(s.purity_score(), rel=REL)
+    assert c.bcubed_precision() == pytest.approx(s.bcubed_recall(), rel=REL)
+    assert c.hungarian_accuracy() <= min(c.purity_score(), c.inverse_purity_score()) + 1e-15
+    for name in ("element_centric_similarity", "bcubed_f_score", "purity_f_score"):
+        value = getattr(c, name)()
+        assert 0 < value <= 1
+        assert value == pytest.approx(getattr(s, name)(), rel=REL)
+
+
+# --- degenerate tables ---------------------------------------------------------------------------
+
+
+SIMILARITIES_AT_ONE = [
+    "jaccard_index",
+    "pair_f_score",
+    "dice_index",
+    "rogers_tanimoto_index",
+    "sokal_sneath1_index",
+    "sokal_sneath2_index",
+    "inverse_purity_score",
+    "purity_f_score",
+    "bcubed_precision",
+    "bcubed_recall",
+    "bcubed_f_score",
+    "element_centric_similarity",
+    "hungarian_accuracy",
+]
+DISTANCES_AT_ZERO = [
+    "conditional_entropy_true_given_pred",
+    "conditional_entropy_pred_given_true",
+    "variation_of_information",
+    "normalized_variation_of_information",
+    "information_distance",
+    "normalized_information_distance",
+]
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [[0, 0, 1, 1, 1, 2], [3, 1, 4, 1, 5, 9, 2, 6], [0] * 7, list(range(6)), [0, 1]],
+    ids=["clusters", "mixed", "one cluster", "singletons", "two singletons"],
+)
+def test_identical_labelings(labels):
+    c = fcm.Contingency.from_labels(labels, labels)
+    for name in SIMILARITIES_AT_ONE:
+        assert getattr(c, name)() == 1.0, name
+    for name in DISTANCES_AT_ZERO:
+        assert getattr(c, name)() == 0.0, name
+    assert c.mirkin_metric() == 0
+    counts = c.pair_counts()
+    assert counts["fp"] == counts["fn"] == 0
+
+
+def test_single_cluster_against_singletons():
+    n = 6
+    c = fcm.Contingency.from_labels([0] * n, list(range(n)))
+    assert c.pair_counts() == {"tp": 0, "fp": 0, "fn": 15, "tn": 0}
+    assert c.jaccard_index() == 0.0
+    assert math.isnan(c.pair_precision())
+    assert c.pair_recall() == 0.0
+    assert c.pair_f_score() == 0.0
+    assert c.dice_index() == 0.0
+    assert math.isnan(c.kulczynski_index())
+    assert math.isnan(c.hubert_gamma())
+    assert math.isnan(c.phi_index())
+    assert c.russel_rao_index() == 0.0
+    assert c.rogers_tanimoto_index() == 0.0
+    assert c.mirkin_metric() == n * (n - 1)
+    assert c.joint_entropy() == pytest.approx(math.log(n), rel=REL)
+    assert c.variation_of_information() == pytest.approx(math.log(n), rel=REL)
+    assert c.normalized_variation_of_information() == pytest.approx(1.0, rel=REL)
+    assert c.normalized_information_distance() == pytest.approx(1.0, rel=REL)
+    assert c.chi_squared() == pytest.approx(0.0, abs=ABS)
+    assert math.isnan(c.cramers_v())
+    assert c.purity_score() == 1.0
+    assert c.inverse_purity_score() == pytest.approx(1 / n, rel=REL)
+    assert c.bcubed_precision() == 1.0
+    assert c.bcubed_recall() == pytest.approx(1 / n, rel=REL)
+    assert c.element_centric_similarity() == pytest.approx(1 / n, rel=REL)
+    assert c.hungarian_accuracy() == pytest.approx(1 / n, rel=REL)
+
+
+def test_single_cluster_both():
+    c = fcm.Contingency.from_labels([0] * 5, [7] * 5)
+    assert c.joint_entropy() == 0.0
+    assert c.normalized_variation_of_information() == 0.0
+    assert c.normalized_information_distance() == 0.0
+    assert math.isnan(c.cramers_v())
+    assert math.isnan(c.hubert_gamma())
+    assert c.jaccard_index() == 1.0
+    assert c.pair_precision() == c.pair_recall() == c.kulczynski_index() == 1.0
+
+
+def test_perfect_association():
+    c = fcm.Contingency.from_labels([0, 0, 1, 1, 2, 2], [5, 5, 3, 3, 4, 4])
+    assert c.chi_squared() == pytest.approx(6 * 2, rel=REL)
+    assert c.cramers_v() == 1.0
+    assert c.hubert_gamma() == 1.0
+    assert c.phi_index() == 1.0
+
+
+def test_anticorrelated_pairs():
+    # pairs together in one labeling are exactly those apart in the other
+    c = fcm.Contingency.from_labels([0, 0, 1, 1], [0, 1, 0, 1])
+    assert c.pair_counts() == {"tp": 0, "fp": 2, "fn": 2, "tn": 2}
+    assert c.hubert_gamma() == pytest.approx(-0.5, rel=REL)
+    assert c.chi_squared() == 0.0
+    assert c.cramers_v() == 0.0
+
+
+def test_fewer_than_two_samples():
+    for labels in ([], [3]):
+        c = fcm.Contingency.from_labels(labels, labels)
+        assert c.pair_counts() == {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
+        assert c.mirkin_metric() == 0
+        assert c.jaccard_index() == c.rogers_tanimoto_index() == c.sokal_sneath2_index() == 1.0
+        assert math.isnan(c.russel_rao_index())
+        assert math.isnan(c.pair_precision())
+    empty = fcm.Contingency.from_labels([], [])
+    for name in ("inverse_purity_score", "bcubed_f_score", "hungarian_accuracy"):
+        assert getattr(empty, name)() == 1.0
+
+
+@pytest.mark.parametrize("name", [*DISTANCES_AT_ZERO, "joint_entropy", "chi_squared", "cramers_v"])
+def test_information_on_empty_table_raises(name):
+    with pytest.raises(ValueError, match="empty contingency table"):
+        getattr(fcm.Contingency.from_labels([], []), name)()
+    assert name in NEEDS_SAMPLES
+
+
+@pytest.mark.parametrize("base", [0, -2.0, 1, 1.0, math.inf, math.nan, "2", True, None])
+def test_bad_base(base):
+    c = fcm.Contingency.from_labels([0, 1], [0, 0])
+    with pytest.raises(ValueError, match="'base' parameter of variation_of_information"):
+        c.variation_of_information(base=base)
+
+
+@pytest.mark.parametrize("beta", [-1.0, math.nan, "1"])
+def test_bad_beta(beta):
+    c = fcm.Contingency.from_labels([0, 1], [0, 0])
+    with pytest.raises(ValueError, match="'beta' parameter of pair_f_score"):
+        c.pair_f_score(beta=beta)
+
+
+def test_large_counts_stay_exact():
+    """Pair counts beyond 2**63 are exact Python integers; the ratios are still floats."""
+    big = 2**33
+    c = fcm.Contingency(np.array([[big, big], [0, big]], dtype=np.int64))
+    counts = c.pair_counts()
+    assert counts["tp"] == 3 * big * (big - 1) // 2
+    assert counts["fn"] == big * big
+    assert counts["fp"] == big * big
+    assert sum(counts.values()) == 3 * big * (3 * big - 1) // 2
+    assert c.jaccard_index() == pytest.approx(3 * (big - 1) / (3 * (big - 1) + 4 * big), rel=REL)
+    assert c.mirkin_metric() == 4 * big * big
+
+
+def test_hungarian_brute_force_every_table_3x3():
+    """Every 3x3 table with cells in {0, 1, 2}: matched count against all permutations."""
+    for cells in itertools.islice(itertools.product(range(3), repeat=9), 0, None, 37):
+        table = np.array(cells).reshape(3, 3)
+        n = int(table.sum())
+        if n == 0:
+            continue
+        best = max(sum(table[i, p[i]] for i in range(3)) for p in itertools.permutations(range(3)))
+        assert fcm.Contingency(table).hungarian_accuracy() == best / n
