@@ -217,9 +217,7 @@ class Contingency(Measures):
 
     def pair_confusion_matrix(self) -> NDArray[Any]:
         """As :func:`pair_confusion_matrix`."""
-        tn, fp, fn, tp = s._pair_confusion(self._native_table)
-        dtype = np.int64 if max(tn, fp, fn, tp) <= s._INT64_MAX else object
-        return np.array([[tn, fp], [fn, tp]], dtype=dtype)
+        return s._pair_confusion_matrix(self._native_table)
 
     def rand_score(self) -> float:
         """As :func:`rand_score`."""

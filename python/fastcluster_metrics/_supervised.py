@@ -185,7 +185,13 @@ def pair_confusion_matrix(
     >>> pair_confusion_matrix([0, 0, 1, 2], [0, 0, 1, 1]).tolist()
     [[8, 2], [0, 2]]
     """
-    table = _table("pair_confusion_matrix", labels_true, labels_pred, missing)
+    return _pair_confusion_matrix(
+        _table("pair_confusion_matrix", labels_true, labels_pred, missing)
+    )
+
+
+def _pair_confusion_matrix(table: _native.Table) -> NDArray[Any]:
+    """The 2x2 matrix: int64 while its entries fit, an object array of Python ints beyond."""
     tn, fp, fn, tp = _pair_confusion(table)
     dtype = np.int64 if max(tn, fp, fn, tp) <= _INT64_MAX else object
     return np.array([[tn, fp], [fn, tp]], dtype=dtype)
