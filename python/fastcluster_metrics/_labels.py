@@ -264,19 +264,48 @@ def count_columns(
 
 
 def count_many(
-    labels_true: Any, predictions: list[Any], *, missing: str = "raise"
+    labels_true: Any, predictions: list[Any] | NDArray[Any], *, missing: str = "raise"
 ) -> list[_native.Table]:
     """The tables of one truth against many predictions: the truth is validated and encoded
-    once (its strings hashed once), each prediction then counted against its codes."""
+    once (its strings hashed once), each prediction then counted against its codes.
+
+    ``predictions`` is a list of labelings, or a 2-D array with one labeling per column;
+    integer columns of a C-ordered array are all counted in one pass over its rows."""
     arr_true = None if _special(labels_true) else _as_array(labels_true, missing)
     shape_true = _shape(labels_true, arr_true)
     true = _column(labels_true, arr_true)
+    if isinstance(predictions, np.ndarray) and predictions.ndim == 2:
+        if predictions.dtype.kind in "iub" and predictions.dtype.isnative:
+            return _count_matrix(true, shape_true, predictions, missing)
+        predictions = [predictions[:, j] for j in range(predictions.shape[1])]
     tables = []
     for labels_pred in predictions:
         arr_pred = None if _special(labels_pred) else _as_array(labels_pred, missing)
         _check_shapes(shape_true, _shape(labels_pred, arr_pred))
         t, p = _apply_missing(true, _column(labels_pred, arr_pred), missing)
         tables.append(_native.count(t.codes, p.codes))
+    return tables
+
+
+def _count_matrix(
+    true: Column, shape_true: tuple[int, ...], matrix: NDArray[Any], missing: str
+) -> list[_native.Table]:
+    """The tables of an encoded truth against the integer columns of a 2-D array."""
+    _check_shapes(shape_true, (matrix.shape[0],))
+    if matrix.dtype.kind == "b":
+        matrix = matrix.view(np.uint8)
+    if true.missing is not None:
+        if missing == "raise":
+            k = int(true.missing.sum())
+            raise ValueError(f"labels_true has missing labels: {_missing_advice(k, len(true))}")
+        if missing == "drop":
+            keep = ~true.missing
+            true = replace(true, codes=true.codes[keep], missing=None)
+            matrix = matrix[keep]
+    if matrix.flags.f_contiguous and not matrix.flags.c_contiguous:
+        # Each column is contiguous already: count them one by one, without copies.
+        return [_native.count(true.codes, matrix[:, j]) for j in range(matrix.shape[1])]
+    tables: list[_native.Table] = _native.count_columns(true.codes, np.ascontiguousarray(matrix))
     return tables
 
 

@@ -93,35 +93,132 @@ fn count_block_avx2<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
 
 #[inline(always)]
 fn count_block_impl<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
-    // Zeroing a window costs as much as counting a quarter of its cells' worth of labels.
-    let limit = (a.len() as u64 / 4).clamp(WINDOW_MIN, WINDOW_MAX);
-    let mut counter = Counter::new(limit);
-    let mut cells = [0u32; CHUNK];
-    let mut ka = [0u64; CHUNK];
-    let mut kb = [0u64; CHUNK];
+    let mut counter = Counter::new(window_limit(a.len(), 1));
+    let mut scratch = Scratch::new();
     for (ca, cb) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
-        let m = ca.len();
-        // Fast path: the chunk falls in the window; one fused loop computes every cell index.
-        if let Some(w) = &mut counter.window {
-            if w.index(ca, cb, &mut cells[..m]) {
-                w.add_cells(&cells[..m]);
-                continue;
-            }
-        }
-        let (a_lo, a_hi) = widen(ca, &mut ka[..m]);
-        let (b_lo, b_hi) = widen(cb, &mut kb[..m]);
-        counter.add(
-            &ka[..m],
-            &kb[..m],
-            Span {
-                a_lo,
-                a_hi,
-                b_lo,
-                b_hi,
-            },
-        );
+        counter.add_chunk(ca, cb, &mut scratch);
     }
     counter
+}
+
+/// The dense window's size limit for a block of `n` samples shared by `tables` counters.
+fn window_limit(n: usize, tables: usize) -> u64 {
+    // Zeroing a window costs as much as counting a quarter of its cells' worth of labels.
+    (n as u64 / 4).clamp(WINDOW_MIN, (WINDOW_MAX / tables as u64).max(WINDOW_MIN))
+}
+
+/// Per-chunk buffers: cell indices and widened keys.
+struct Scratch {
+    cells: [u32; CHUNK],
+    ka: [u64; CHUNK],
+    kb: [u64; CHUNK],
+}
+
+impl Scratch {
+    fn new() -> Self {
+        Scratch {
+            cells: [0; CHUNK],
+            ka: [0; CHUNK],
+            kb: [0; CHUNK],
+        }
+    }
+}
+
+/// Builds the tables of one labeling `a` against each column of `b`, a row-major
+/// `a.len() × width` matrix (a C-ordered 2-D array of predictions), in one pass over
+/// both: each chunk of rows is read once, its columns gathered into a small buffer.
+pub fn count_columns<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    width: usize,
+) -> Result<Vec<Table>, Error> {
+    let n = a.len();
+    if n.checked_mul(width) != Some(b.len()) {
+        return Err(Error::LengthMismatch {
+            left: n,
+            right: if width == 0 { 0 } else { b.len() / width },
+        });
+    }
+    if width == 0 {
+        return Ok(Vec::new());
+    }
+    let threads = if n >= PARALLEL_MIN {
+        pool::threads()
+    } else {
+        1
+    };
+    let blocks: Vec<Vec<Counter>> = if threads <= 1 {
+        vec![count_columns_block(a, b, width)]
+    } else {
+        let block = n.div_ceil(threads);
+        pool::run(|| {
+            a.par_chunks(block)
+                .zip(b.par_chunks(block * width))
+                .map(|(x, y)| count_columns_block(x, y, width))
+                .collect()
+        })
+    };
+    let mut per_column: Vec<Vec<Counter>> = (0..width).map(|_| Vec::new()).collect();
+    for counters in blocks {
+        for (k, counter) in counters.into_iter().enumerate() {
+            per_column[k].push(counter);
+        }
+    }
+    per_column
+        .into_iter()
+        .map(|counters| {
+            let sorted = counters.len() == 1 && counters[0].sparse.is_empty();
+            let mut cells = Vec::new();
+            for counter in counters {
+                counter.drain_into(&mut cells);
+            }
+            Table::from_key_cells(cells, sorted, A::KIND, B::KIND, threads)
+        })
+        .collect()
+}
+
+fn count_columns_block<A: Label, B: Label>(a: &[A], b: &[B], width: usize) -> Vec<Counter> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        return count_columns_block_avx2_checked(a, b, width);
+    }
+    count_columns_block_impl(a, b, width)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+fn count_columns_block_avx2_checked<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    width: usize,
+) -> Vec<Counter> {
+    // SAFETY: as for `count_block_avx2_checked`: safe code compiled with AVX2, called
+    // only after AVX2 was detected.
+    unsafe { count_columns_block_avx2(a, b, width) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn count_columns_block_avx2<A: Label, B: Label>(a: &[A], b: &[B], width: usize) -> Vec<Counter> {
+    count_columns_block_impl(a, b, width)
+}
+
+#[inline(always)]
+fn count_columns_block_impl<A: Label, B: Label>(a: &[A], b: &[B], width: usize) -> Vec<Counter> {
+    let limit = window_limit(a.len(), width);
+    let mut counters: Vec<Counter> = (0..width).map(|_| Counter::new(limit)).collect();
+    let mut scratch = Scratch::new();
+    let mut column = [B::default(); CHUNK];
+    for (ca, rows) in a.chunks(CHUNK).zip(b.chunks(CHUNK * width)) {
+        let m = ca.len();
+        for (k, counter) in counters.iter_mut().enumerate() {
+            for (dst, row) in column[..m].iter_mut().zip(rows.chunks_exact(width)) {
+                *dst = row[k];
+            }
+            counter.add_chunk(ca, &column[..m], &mut scratch);
+        }
+    }
+    counters
 }
 
 /// Writes the keys of `src` into `dst`; returns their minimum and maximum.
@@ -209,6 +306,31 @@ impl Counter {
             sparse: HashMap::with_hasher(FixedState::default()),
             limit,
         }
+    }
+
+    /// Counts one chunk (at most `CHUNK` pairs).
+    #[inline(always)]
+    fn add_chunk<A: Label, B: Label>(&mut self, ca: &[A], cb: &[B], s: &mut Scratch) {
+        let m = ca.len();
+        // Fast path: the chunk falls in the window; one fused loop computes every cell index.
+        if let Some(w) = &mut self.window {
+            if w.index(ca, cb, &mut s.cells[..m]) {
+                w.add_cells(&s.cells[..m]);
+                return;
+            }
+        }
+        let (a_lo, a_hi) = widen(ca, &mut s.ka[..m]);
+        let (b_lo, b_hi) = widen(cb, &mut s.kb[..m]);
+        self.add(
+            &s.ka[..m],
+            &s.kb[..m],
+            Span {
+                a_lo,
+                a_hi,
+                b_lo,
+                b_hi,
+            },
+        );
     }
 
     fn add(&mut self, ka: &[u64], kb: &[u64], span: Span) {
@@ -400,6 +522,33 @@ mod tests {
         assert_eq!(t.rows.value(0), -3);
         assert_eq!(t.row_sums.iter().sum::<u64>(), 100_000);
         assert!(t.row_sums.iter().all(|&c| c == 14_285 || c == 14_286));
+    }
+
+    #[test]
+    fn columns_of_a_matrix_match_separate_counts() {
+        let mut seed = 11;
+        for &(n, width, kb) in &[
+            (0usize, 3usize, 5u64),
+            (5, 1, 5),
+            (3000, 4, 7),
+            (200_000, 10, 60),
+            (100_000, 3, 1 << 40),
+        ] {
+            let a: Vec<i32> = (0..n).map(|_| (lcg(&mut seed) % 33) as i32).collect();
+            let b: Vec<i64> = (0..n * width)
+                .map(|_| (lcg(&mut seed) % kb) as i64 - 2)
+                .collect();
+            let tables = count_columns(&a, &b, width).unwrap();
+            assert_eq!(tables.len(), width);
+            for (k, t) in tables.iter().enumerate() {
+                let column: Vec<i64> = b.iter().skip(k).step_by(width).copied().collect();
+                let a64: Vec<i64> = a.iter().map(|&x| i64::from(x)).collect();
+                assert_eq!(as_map(t), naive(&a64, &column), "n={n} width={width} k={k}");
+                assert_eq!(t.n, n as u64);
+            }
+        }
+        assert!(count_columns(&[1i64, 2], &[1i64, 2, 3], 2).is_err());
+        assert!(count_columns(&[1i64, 2], &[0i64; 0], 0).unwrap().is_empty());
     }
 
     #[test]

@@ -22,7 +22,7 @@ const SIGN: u64 = 1 << 63;
 
 /// An integer label type that can be counted: mapped to a `u64` key whose order
 /// is the order of the values, so sorted keys are sorted labels.
-pub trait Label: Copy + Ord + Send + Sync {
+pub trait Label: Copy + Ord + Default + Send + Sync {
     const KIND: KeyKind;
     fn key(self) -> u64;
 }
@@ -53,7 +53,7 @@ macro_rules! unsigned {
 
 /// The label of every sample when only one labeling is counted (its class sizes
 /// are a one-column table). Zero-sized: a slice of them occupies no memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Constant;
 
 impl Label for Constant {

@@ -17,7 +17,7 @@ pub mod pool;
 pub mod scores;
 mod table;
 
-pub use count::{count, count_one};
+pub use count::{count, count_columns, count_one};
 pub use error::Error;
 pub use label::{Constant, KeyKind, Label};
 pub use table::{Keys, Table};

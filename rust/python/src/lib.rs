@@ -3,7 +3,7 @@
 
 use fastcluster_metrics_core::encode::{self, Codes};
 use fastcluster_metrics_core::{self as fcm, scores, KeyKind, Label};
-use numpy::{PyArray1, PyReadonlyArray1};
+use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyString, PyTuple};
@@ -74,6 +74,63 @@ macro_rules! with_slice {
             }
         }
     };
+}
+
+/// A C-contiguous 2-D integer array: one labeling per column.
+#[derive(FromPyObject)]
+enum Matrix<'py> {
+    I64(PyReadonlyArray2<'py, i64>),
+    I32(PyReadonlyArray2<'py, i32>),
+    I16(PyReadonlyArray2<'py, i16>),
+    I8(PyReadonlyArray2<'py, i8>),
+    U64(PyReadonlyArray2<'py, u64>),
+    U32(PyReadonlyArray2<'py, u32>),
+    U16(PyReadonlyArray2<'py, u16>),
+    U8(PyReadonlyArray2<'py, u8>),
+}
+
+fn count_matrix<A: Label, B: Label>(
+    py: Python<'_>,
+    a: &[A],
+    b: &PyReadonlyArray2<'_, B>,
+) -> PyResult<Vec<fcm::Table>>
+where
+    B: numpy::Element,
+{
+    let width = b.shape()[1];
+    let b = b.as_slice()?;
+    Ok(py
+        .detach(|| fcm::count_columns(a, b, width))
+        .map_err(CoreError::from)?)
+}
+
+fn count_against_matrix<A: Label>(
+    py: Python<'_>,
+    a: &[A],
+    m: &Matrix<'_>,
+) -> PyResult<Vec<fcm::Table>> {
+    match m {
+        Matrix::I64(b) => count_matrix(py, a, b),
+        Matrix::I32(b) => count_matrix(py, a, b),
+        Matrix::I16(b) => count_matrix(py, a, b),
+        Matrix::I8(b) => count_matrix(py, a, b),
+        Matrix::U64(b) => count_matrix(py, a, b),
+        Matrix::U32(b) => count_matrix(py, a, b),
+        Matrix::U16(b) => count_matrix(py, a, b),
+        Matrix::U8(b) => count_matrix(py, a, b),
+    }
+}
+
+/// The tables of one labeling against every column of a C-contiguous 2-D array,
+/// in one pass over both (GIL released).
+#[pyfunction]
+fn count_columns(
+    py: Python<'_>,
+    labels_true: Labels<'_>,
+    labels_pred: Matrix<'_>,
+) -> PyResult<Vec<Table>> {
+    let tables = with_slice!(&labels_true, |a| count_against_matrix(py, a, &labels_pred))?;
+    Ok(tables.into_iter().map(|inner| Table { inner }).collect())
 }
 
 fn count_against<A: Label>(py: Python<'_>, a: &[A], b: &Labels<'_>) -> PyResult<fcm::Table> {
@@ -294,6 +351,7 @@ impl Table {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count, m)?)?;
     m.add_function(wrap_pyfunction!(count_one, m)?)?;
+    m.add_function(wrap_pyfunction!(count_columns, m)?)?;
     m.add_function(wrap_pyfunction!(table_from_cells, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(encode_fixed, m)?)?;
