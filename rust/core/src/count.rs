@@ -136,7 +136,7 @@ pub fn count_columns<A: Label, B: Label>(
     if n.checked_mul(width) != Some(b.len()) {
         return Err(Error::LengthMismatch {
             left: n,
-            right: if width == 0 { 0 } else { b.len() / width },
+            right: b.len().checked_div(width).unwrap_or(0),
         });
     }
     if width == 0 {
