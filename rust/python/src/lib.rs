@@ -89,14 +89,11 @@ enum Matrix<'py> {
     U8(PyReadonlyArray2<'py, u8>),
 }
 
-fn count_matrix<A: Label, B: Label>(
+fn count_matrix<A: Label, B: Label + numpy::Element>(
     py: Python<'_>,
     a: &[A],
     b: &PyReadonlyArray2<'_, B>,
-) -> PyResult<Vec<fcm::Table>>
-where
-    B: numpy::Element,
-{
+) -> PyResult<Vec<fcm::Table>> {
     let width = b.shape()[1];
     let b = b.as_slice()?;
     Ok(py
