@@ -211,11 +211,9 @@ impl PartialOrd for Ucs4<'_> {
 /// Encodes a numpy fixed-width string array given as its raw bytes: `S`
 /// (bytes, ordered bytewise) or, with `unicode`, `U` (UCS-4, ordered by code point).
 pub fn encode_fixed(data: &[u8], width: usize, unicode: bool) -> Result<Codes, Error> {
-    if width == 0 {
-        // Every item of a zero-width array is the empty string.
-        return encode((0..data.len()).map(|_| Some(())));
-    }
-    if data.len() % width != 0 || (unicode && width % 4 != 0) {
+    // numpy has no zero-width items (it widens `U0`/`S0` to one character), and without
+    // a width the number of items is unknown.
+    if width == 0 || data.len() % width != 0 || (unicode && width % 4 != 0) {
         return Err(Error::BadItemWidth);
     }
     if unicode {
@@ -280,8 +278,8 @@ mod tests {
             Error::BadItemWidth
         );
         assert_eq!(
-            encode_fixed(b"", 0, false).unwrap().codes,
-            Vec::<u32>::new()
+            encode_fixed(b"", 0, false).unwrap_err(),
+            Error::BadItemWidth
         );
     }
 }

@@ -14,6 +14,8 @@ pub enum Error {
     TooManyLabels,
     /// A fixed-width string buffer whose length is not a multiple of its item width.
     BadItemWidth,
+    /// A given contingency table whose counts add up to more than `u64::MAX`.
+    CountOverflow,
 }
 
 impl fmt::Display for Error {
@@ -28,6 +30,9 @@ impl fmt::Display for Error {
                 f.write_str("a contingency table cell lies outside the table's shape")
             }
             Error::TooManyLabels => f.write_str("more than 2**32 - 2 distinct labels"),
+            Error::CountOverflow => {
+                f.write_str("a contingency table's counts add up to more than 2**64 - 1")
+            }
             Error::BadItemWidth => {
                 f.write_str("a string array's buffer is not a whole number of items")
             }

@@ -120,10 +120,13 @@ impl Table {
         index(n_rows)?;
         index(n_cols)?;
         let mut cells = Vec::with_capacity(counts.len());
+        // Every sum the table holds is at most this total, so checking it once suffices.
+        let mut total = 0u64;
         for ((&r, &c), &v) in rows.iter().zip(cols).zip(counts) {
             if v < 0 {
                 return Err(Error::NegativeCount);
             }
+            total = total.checked_add(v as u64).ok_or(Error::CountOverflow)?;
             let (Ok(r), Ok(c)) = (u64::try_from(r), u64::try_from(c)) else {
                 return Err(Error::CellOutOfBounds);
             };
@@ -202,6 +205,10 @@ mod tests {
         assert_eq!(
             Table::from_cells(1, 1, &[1], &[0], &[1]).unwrap_err(),
             Error::CellOutOfBounds
+        );
+        assert_eq!(
+            Table::from_cells(2, 1, &[0, 1, 0], &[0, 0, 0], &[i64::MAX, i64::MAX, 2]).unwrap_err(),
+            Error::CountOverflow
         );
     }
 }
