@@ -178,7 +178,7 @@ proptest! {
         extra in any::<bool>(),
     ) {
         // `b` is reused as a row-major matrix: its first rows × width values.
-        let rows = if width == 0 { a.len() } else { a.len().min(b.len() / width) };
+        let rows = b.len().checked_div(width).map_or(a.len(), |r| a.len().min(r));
         let a = &a[..rows];
         let mut m = b[..rows * width].to_vec();
         if extra {
