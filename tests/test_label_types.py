@@ -139,6 +139,10 @@ MISSING_INPUTS = {
     "polars null": lambda: pl.Series(["a", None, "b", "a", None, "b"]),
     "arrow null": lambda: pa.array(["a", None, "b", "a", None, "b"]),
     "arrow dictionary null": lambda: pa.array(["a", None, "b", "a", None, "b"]).dictionary_encode(),
+    "pandas Int64 NA": lambda: pd.Series([-7, None, 2**40, -7, None, 2**40], dtype="Int64"),
+    "pandas UInt8 NA": lambda: pd.array([3, None, 200, 3, None, 200], dtype="UInt8"),
+    "pandas boolean NA": lambda: pd.Series([False, None, True, False, None, True], dtype="boolean"),
+    "pandas int64[pyarrow] NA": lambda: pd.Series([1, None, 2, 1, None, 2], dtype="int64[pyarrow]"),
 }
 PRED = np.array([0, 1, 1, 0, 2, 1])
 
@@ -171,6 +175,19 @@ def test_missing_drop_and_cluster(make):
     )
     assert fcm.entropy(make(), missing="cluster") == fcm.entropy(as_label)
     assert fcm.entropy(make(), missing="drop") == fcm.entropy([0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("dtype", ["Int8", "Int64", "UInt64", "boolean", "int32[pyarrow]"])
+def test_nullable_columns_without_missing_are_their_values(dtype):
+    rng = np.random.default_rng(5)
+    values = rng.integers(0, 2 if dtype == "boolean" else 100, 100_000)
+    series = pd.Series(values, dtype=dtype)
+    pred = rng.integers(0, 7, values.size)
+    want = fcm.Contingency.from_labels(values.astype(series.dtype.numpy_dtype), pred)
+    got = fcm.Contingency.from_labels(series, pred)
+    assert got == want
+    assert got.classes.tolist() == want.classes.tolist()
+    assert fcm.adjusted_rand_score(series, pred) == sk.adjusted_rand_score(values, pred)
 
 
 def test_missing_drop_uses_both_sides():

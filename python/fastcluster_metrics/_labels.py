@@ -55,6 +55,22 @@ def _categorical(labels: Any) -> tuple[NDArray[Any], NDArray[Any]] | None:
     return np.asarray(cat.codes), np.asarray(cat.categories)
 
 
+def _masked(labels: Any) -> tuple[NDArray[Any], NDArray[np.bool_]] | None:
+    """(values, missing mask) of a pandas nullable integer or boolean column (``Int64``,
+    ``UInt8``, ``boolean``, or Arrow-backed ``int64[pyarrow]``...), read without objects."""
+    dtype = getattr(labels, "dtype", None)
+    if dtype is None or isinstance(dtype, np.dtype) or "pandas" not in sys.modules:
+        return None
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    if getattr(dtype, "kind", None) not in ("i", "u", "b") or not isinstance(numpy_dtype, np.dtype):
+        return None
+    if numpy_dtype.kind not in "iub":
+        return None
+    mask = np.asarray(labels.isna(), dtype=bool)
+    values = np.asarray(labels.to_numpy(dtype=numpy_dtype, na_value=0))
+    return values, mask
+
+
 def _as_array(labels: Any, missing: str) -> NDArray[Any]:
     """scikit-learn's ``check_array(labels, ensure_2d=False, ensure_min_samples=0, dtype=None)``."""
     arr = np.asarray(labels)
@@ -144,7 +160,7 @@ def _native_contiguous(arr: NDArray[Any]) -> NDArray[Any]:
 
 def _special(labels: Any) -> bool:
     """Labels read through their own codes rather than ``np.asarray``."""
-    return _categorical(labels) is not None or is_arrow_like(labels)
+    return _categorical(labels) is not None or is_arrow_like(labels) or _masked(labels) is not None
 
 
 def _shape(labels: Any, arr: NDArray[Any] | None) -> tuple[int, ...]:
@@ -175,6 +191,16 @@ def _column(labels: Any, arr: NDArray[Any] | None = None) -> Column:
             cat_rank[order] = np.arange(order.size)
             cat_rank[-1] = order.size  # code -1 (missing) sorts last
         return Column(_native_contiguous(cat_codes), cat_missing, cat_rank, categories)
+    masked = _masked(labels) if arr is None else None
+    if masked is not None:
+        values, mask = masked
+        if not mask.any():
+            return _column(values, values)
+        # Missing values have no spare integer: number the present ones, missing last.
+        uniques, inverse = np.unique(values[~mask], return_inverse=True)
+        codes = np.full(values.shape[0], uniques.size, dtype=np.int64)
+        codes[~mask] = inverse.reshape(-1)
+        return Column(codes, mask, uniques=uniques)
     if arr is None:
         arr = np.asarray(labels)
     kind = arr.dtype.kind
