@@ -137,6 +137,12 @@ MISSING_INPUTS = {
     "pandas string": lambda: pd.Series(["a", None, "b", "a", None, "b"], dtype="string"),
     "float NaN": lambda: np.array([0.0, np.nan, 1.0, 0.0, np.nan, 1.0]),
     "polars null": lambda: pl.Series(["a", None, "b", "a", None, "b"]),
+    "polars Categorical null": lambda: (
+        pl.Series(["zz", "b", "a"] + ["a", None, "b", "a", None, "b"]).cast(pl.Categorical).slice(3)
+    ),
+    "polars Enum null": lambda: pl.Series(
+        ["a", None, "b", "a", None, "b"], dtype=pl.Enum(["zz", "b", "unused", "a"])
+    ),
     "arrow null": lambda: pa.array(["a", None, "b", "a", None, "b"]),
     "arrow dictionary null": lambda: pa.array(["a", None, "b", "a", None, "b"]).dictionary_encode(),
     "pandas Int64 NA": lambda: pd.Series([-7, None, 2**40, -7, None, 2**40], dtype="Int64"),

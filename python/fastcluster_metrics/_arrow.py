@@ -46,6 +46,10 @@ def arrow_codes(
     Arrow Array/ChunkedArray/DictionaryArray or a polars Series (through Arrow, zero copy)."""
     import pyarrow.compute as pc
 
+    if type(labels).__module__.startswith("polars"):
+        physical = _polars_physical(labels)
+        if physical is not None:
+            return physical
     arr = labels.to_arrow() if type(labels).__module__.startswith("polars") else labels
     indices, dictionary = _dictionary_parts(arr)
     has_missing = indices.null_count > 0
@@ -59,12 +63,53 @@ def arrow_codes(
     return codes, (codes < 0) if has_missing else None, rank, values
 
 
+def _polars_physical(
+    labels: Any,
+) -> tuple[NDArray[Any], NDArray[Any] | None, NDArray[Any], NDArray[Any]] | None:
+    """``arrow_codes`` of a polars (>= 1.32) Categorical or Enum Series from its physical
+    codes (zero copy without nulls), which index the category strings; None for other columns."""
+    import polars as pl
+
+    dtype = labels.dtype
+    if isinstance(dtype, pl.Enum):
+        categories = dtype.categories
+    elif isinstance(dtype, pl.Categorical) and hasattr(dtype.categories, "to_series"):
+        categories = dtype.categories.to_series()  # indexed by physical code
+    else:
+        return None
+    values = np.asarray(categories.to_numpy())
+    physical = labels.to_physical()
+    size = values.shape[0]
+    has_missing = labels.null_count() > 0
+    if has_missing:
+        physical = physical.fill_null(size)  # one code past the categories: sorts last
+    codes = np.ascontiguousarray(physical.to_numpy())
+    # Physical codes a concurrent query reserved but has not named yet are None.
+    present = np.array([v is not None for v in values]) if values.dtype == object else None
+    if present is not None and not present.all():
+        values = values.copy()
+        values[~present] = ""
+    order = np.argsort(values, kind="stable")
+    rank = np.empty(size + 1, dtype=np.int64)
+    rank[order] = np.arange(size)
+    rank[-1] = size
+    return codes, (codes == size) if has_missing else None, rank, values
+
+
 def arrow_integers(labels: Any) -> NDArray[Any] | None:
     """The values of an integer or boolean Arrow/polars column without nulls, as numpy (zero copy
     for a single chunk); None for any other column."""
+    if type(labels).__module__.startswith("polars"):
+        import polars as pl
+
+        dtype = labels.dtype
+        if not (dtype.is_integer() or dtype == pl.Boolean) or labels.null_count():
+            return None
+        return np.asarray(labels.to_numpy())
+
     import pyarrow as pa
 
-    arr = labels.to_arrow() if type(labels).__module__.startswith("polars") else labels
+    arr = labels
     if not (pa.types.is_integer(arr.type) or pa.types.is_boolean(arr.type)) or arr.null_count:
         return None
     if isinstance(arr, pa.ChunkedArray):
