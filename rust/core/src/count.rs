@@ -244,6 +244,9 @@ struct Span {
     b_hi: u64,
 }
 
+/// Windows of at most this many cells count in four interleaved copies.
+const LANES_MAX: u64 = 1 << 13;
+
 /// Dense counts for keys `a0..a0 + na` × `b0..b0 + nb`, row-major.
 struct Window {
     a0: u64,
@@ -251,6 +254,10 @@ struct Window {
     na: u64,
     nb: u64,
     counts: Vec<u64>,
+    /// For small windows, three more copies of `counts`: consecutive samples
+    /// increment different copies, so repeats of one cell (frequent when there are
+    /// few cells) do not wait on each other's stores. Empty for large windows.
+    extra: Vec<u64>,
 }
 
 impl Window {
@@ -277,11 +284,55 @@ impl Window {
         inside
     }
 
+    fn new(a: (u64, u64), b: (u64, u64)) -> Self {
+        let na = a.1 - a.0 + 1;
+        let nb = b.1 - b.0 + 1;
+        let size = (na * nb) as usize;
+        let lanes = if na * nb <= LANES_MAX { 3 } else { 0 };
+        Window {
+            a0: a.0,
+            b0: b.0,
+            na,
+            nb,
+            counts: vec![0u64; size],
+            extra: vec![0u64; size * lanes],
+        }
+    }
+
     #[inline(always)]
     fn add_cells(&mut self, cells: &[u32]) {
-        for &c in cells {
+        if self.extra.is_empty() {
+            for &c in cells {
+                self.counts[c as usize] += 1;
+            }
+            return;
+        }
+        let size = self.counts.len();
+        let (e1, rest) = self.extra.split_at_mut(size);
+        let (e2, e3) = rest.split_at_mut(size);
+        let mut quads = cells.chunks_exact(4);
+        for q in &mut quads {
+            self.counts[q[0] as usize] += 1;
+            e1[q[1] as usize] += 1;
+            e2[q[2] as usize] += 1;
+            e3[q[3] as usize] += 1;
+        }
+        for &c in quads.remainder() {
             self.counts[c as usize] += 1;
         }
+    }
+
+    /// Adds the extra copies into `counts` and drops them.
+    fn fold(&mut self) {
+        let size = self.counts.len();
+        if size > 0 {
+            for lane in self.extra.chunks_exact(size) {
+                for (c, &e) in self.counts.iter_mut().zip(lane) {
+                    *c += e;
+                }
+            }
+        }
+        self.extra = Vec::new();
     }
 
     #[inline]
@@ -370,28 +421,22 @@ impl Counter {
         else {
             return;
         };
-        let na = a.1 - a.0 + 1;
-        let nb = b.1 - b.0 + 1;
-        let mut counts = vec![0u64; (na * nb) as usize];
-        if let Some(old) = self.window.take() {
+        let mut window = Window::new(a, b);
+        if let Some(mut old) = self.window.take() {
+            old.fold();
             for i in 0..old.na {
                 let src = &old.counts[(i * old.nb) as usize..((i + 1) * old.nb) as usize];
-                let start = ((old.a0 + i - a.0) * nb + (old.b0 - b.0)) as usize;
-                counts[start..start + src.len()].copy_from_slice(src);
+                let start = ((old.a0 + i - a.0) * window.nb + (old.b0 - b.0)) as usize;
+                window.counts[start..start + src.len()].copy_from_slice(src);
             }
         }
-        self.window = Some(Window {
-            a0: a.0,
-            b0: b.0,
-            na,
-            nb,
-            counts,
-        });
+        self.window = Some(window);
     }
 
     /// Appends every non-zero `(key_a, key_b, count)`; the window's come in key order.
     fn drain_into(self, out: &mut Vec<(u64, u64, u64)>) {
-        if let Some(w) = self.window {
+        if let Some(mut w) = self.window {
+            w.fold();
             for (i, row) in w.counts.chunks_exact(w.nb as usize).enumerate() {
                 let ka = w.a0 + i as u64;
                 for (j, &c) in row.iter().enumerate() {
