@@ -3,6 +3,8 @@
 Written from the definitions, independently of the package (which is not imported):
 
 * pair-counting measures count every unordered pair of samples (``itertools.combinations``);
+  Kendall's tau, Gamma and G(+) compare every couple of pairs, and MARI's expected index counts
+  the ordered couples of pairs that share no sample (a pair-by-pair disjointness matrix);
 * information measures sum ``p log p`` over the dense joint distribution;
 * set-matching measures loop over samples, and the best matching tries every permutation.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 
@@ -289,3 +292,212 @@ def hungarian_accuracy(u, v):
             for perm in itertools.permutations(classes, len(clusters))
         )
     return best / len(u)
+
+
+# --- pairs of pairs: MARI, Kendall's tau-b, Goodman-Kruskal gamma, G(+) --------------------------
+
+
+def _pair_indicators(u, v):
+    """All unordered pairs of samples (i < j) with their two 'together' indicators."""
+    pairs = list(itertools.combinations(range(len(u)), 2))
+    x = np.array([u[i] == u[j] for i, j in pairs], dtype=np.int64)
+    y = np.array([v[i] == v[j] for i, j in pairs], dtype=np.int64)
+    return pairs, x, y
+
+
+def mari_expected_share(u, v):
+    """Sundqvist et al. (2023): over ordered couples (pair1, pair2) of pairs sharing no sample,
+    the share with pair1 together in u and pair2 together in v (a Fraction); None if n < 4.
+
+    Enumerates the couples explicitly (a pair-by-pair disjointness matrix)."""
+    pairs, x, y = _pair_indicators(u, v)
+    if len(u) < 4:
+        return None
+    p = np.array(pairs)
+    a, b = p[:, 0], p[:, 1]
+    disjoint = (
+        (a[:, None] != a[None, :])
+        & (a[:, None] != b[None, :])
+        & (b[:, None] != a[None, :])
+        & (b[:, None] != b[None, :])
+    )
+    couples = int(disjoint.sum())
+    n = len(u)
+    assert couples == n * (n - 1) * (n - 2) * (n - 3) // 4  # 6 C(n, 4)
+    together = int(x @ disjoint.astype(np.int64) @ y)
+    return Fraction(together, couples)
+
+
+def modified_adjusted_rand_score(u, v):
+    """MARI = (T/N - E) / ((P + Q) / (2N) - E), E the disjoint-couples share above."""
+    tp, fp, fn, tn = _counts(u, v)
+    if fp == fn == 0:
+        return 1.0
+    expected = mari_expected_share(u, v)
+    if expected is None:
+        return NAN
+    n_pairs = tp + fp + fn + tn
+    t, p, q = Fraction(tp, n_pairs), Fraction(tp + fn, n_pairs), Fraction(tp + fp, n_pairs)
+    den = (p + q) / 2 - expected
+    return NAN if den == 0 else float((t - expected) / den)
+
+
+def _couples(u, v):
+    """Over all unordered couples of distinct pairs of samples: concordant, discordant, untied in
+    u, untied in v, and all couples (by comparing every couple's indicators)."""
+    _, x, y = _pair_indicators(u, v)
+    dx = np.sign(x[:, None] - x[None, :])
+    dy = np.sign(y[:, None] - y[None, :])
+    upper = np.triu(np.ones(dx.shape, dtype=bool), k=1)
+    prod = (dx * dy)[upper]
+    return (
+        int((prod > 0).sum()),
+        int((prod < 0).sum()),
+        int((dx[upper] != 0).sum()),
+        int((dy[upper] != 0).sum()),
+        int(upper.sum()),
+    )
+
+
+def kendall_tau(u, v):
+    concordant, discordant, untied_x, untied_y, _ = _couples(u, v)
+    if untied_x == 0 or untied_y == 0:
+        return NAN
+    return (concordant - discordant) / math.sqrt(untied_x * untied_y)
+
+
+def goodman_kruskal_gamma(u, v):
+    concordant, discordant, _, _, _ = _couples(u, v)
+    return _div(concordant - discordant, concordant + discordant, NAN)
+
+
+def g_plus_index(u, v):
+    _, discordant, _, _, total = _couples(u, v)
+    return _div(discordant, total, NAN)
+
+
+def mcnemar_index(u, v):
+    _, fp, _, tn = _counts(u, v)
+    return NAN if tn + fp == 0 else (tn - fp) / math.sqrt(tn + fp)
+
+
+def adjusted_fowlkes_mallows_score(u, v):
+    """(FM - E[FM]) / (1 - E[FM]) with E[FM] = E[T] / sqrt(P Q) = sqrt(P Q) / N (Hubert and
+    Arabie 1985, eq. 4)."""
+    tp, fp, fn, tn = _counts(u, v)
+    if fp == fn == 0:
+        return 1.0
+    p, q, n_pairs = tp + fn, tp + fp, tp + fp + fn + tn
+    if p == 0 or q == 0:
+        return NAN
+    fm = tp / math.sqrt(p * q)
+    expected = math.sqrt(p * q) / n_pairs
+    return (fm - expected) / (1 - expected)
+
+
+# --- more information ----------------------------------------------------------------------------
+
+
+def normalized_mutual_info_score_joint(u, v):
+    joint = joint_entropy(u, v)
+    return 1.0 if joint == 0 else mutual_info(u, v) / joint
+
+
+def frobenius_distance(u, v):
+    """||M_u - M_v||_F^2 with M_ab = 1/|block| when a and b share a block (n x n matrices)."""
+    u, v = np.asarray(u), np.asarray(v)
+    same_u = (u[:, None] == u[None, :]).astype(float)
+    same_v = (v[:, None] == v[None, :]).astype(float)
+    m_u = same_u / same_u.sum(axis=1, keepdims=True)
+    m_v = same_v / same_v.sum(axis=1, keepdims=True)
+    return float(((m_u - m_v) ** 2).sum())
+
+
+# --- more set matching ---------------------------------------------------------------------------
+
+
+def _dense(u, v):
+    classes, clusters = sorted(set(u)), sorted(set(v))
+    table = np.zeros((len(classes), len(clusters)), dtype=np.int64)
+    for x, y in zip(u, v, strict=True):
+        table[classes.index(x), clusters.index(y)] += 1
+    return table
+
+
+def _padded(table):
+    k = max(table.shape)
+    out = np.zeros((k, k), dtype=table.dtype)
+    out[: table.shape[0], : table.shape[1]] = table
+    return out
+
+
+def normalized_pivoted_accuracy(u, v):
+    """(best diagonal over column permutations of the zero-padded square table / n - 1/K)
+    / (1 - 1/K), every permutation tried."""
+    table = _padded(_dense(u, v))
+    k = table.shape[0]
+    if k == 1:
+        return 1.0
+    best = max(sum(table[i, p[i]] for i in range(k)) for p in itertools.permutations(range(k)))
+    accuracy = best / len(u)
+    return (accuracy - 1 / k) / (1 - 1 / k)
+
+
+def normalized_clustering_accuracy(u, v):
+    """max over injective maps m of classes to clusters (a missing cluster is an empty one) of
+    (1/r) sum_i (n_{i,m(i)}/a_i - 1/r) / (1 - 1/r)."""
+    table = _dense(u, v)
+    r, c = table.shape
+    if r == 1:
+        return 1.0 if c == 1 else NAN
+    if c < r:
+        table = np.hstack([table, np.zeros((r, r - c), dtype=table.dtype)])
+    sizes = table.sum(axis=1)
+    best = max(
+        sum(table[i, p[i]] / sizes[i] for i in range(r))
+        for p in itertools.permutations(range(table.shape[1]), r)
+    )
+    return (best / r - 1 / r) / (1 - 1 / r)
+
+
+def pair_sets_index(u, v, simplified=False, clipped=True):
+    """Rezaei and Franti (2016): S = best matching of s_ij = n_ij / max(a_i, b_j) (padded square),
+    E = sum_k min of the k-th largest class and cluster sizes / n; (S - E) / (K - E)."""
+    table = _dense(u, v)
+    a, b = table.sum(axis=1), table.sum(axis=0)
+    sim = _padded(table / np.maximum(a[:, None], b[None, :]))
+    k = sim.shape[0]
+    if k == 1:
+        return 1.0
+    s = max(sum(sim[i, p[i]] for i in range(k)) for p in itertools.permutations(range(k)))
+    if simplified:
+        value = (s - 1) / (k - 1)
+    else:
+        sa, sb = sorted(a, reverse=True), sorted(b, reverse=True)
+        e = sum(min(x, y) for x, y in zip(sa, sb, strict=False)) / len(u)
+        value = (s - e) / (k - e)
+    return max(0.0, value) if clipped else value
+
+
+def best_match_f1_per_class(u, v):
+    """Per class in sorted order: max over clusters of the F1 of (class, cluster) as sets."""
+    out = []
+    for x in sorted(set(u)):
+        members = {k for k in range(len(u)) if u[k] == x}
+        best = 0.0
+        for y in sorted(set(v)):
+            cluster = {k for k in range(len(v)) if v[k] == y}
+            both = len(members & cluster)
+            precision, recall = both / len(cluster), both / len(members)
+            if both:
+                best = max(best, 2 * precision * recall / (precision + recall))
+        out.append(best)
+    return out
+
+
+def best_match_f1_score(u, v, average="weighted"):
+    f1 = best_match_f1_per_class(u, v)
+    if average == "macro":
+        return sum(f1) / len(f1)
+    sizes = [sum(1 for x in u if x == c) for c in sorted(set(u))]
+    return sum(f * s for f, s in zip(f1, sizes, strict=True)) / len(u)

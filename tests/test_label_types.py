@@ -138,7 +138,7 @@ MISSING_INPUTS = {
     "float NaN": lambda: np.array([0.0, np.nan, 1.0, 0.0, np.nan, 1.0]),
     "polars null": lambda: pl.Series(["a", None, "b", "a", None, "b"]),
     "polars Categorical null": lambda: (
-        pl.Series(["zz", "b", "a"] + ["a", None, "b", "a", None, "b"]).cast(pl.Categorical).slice(3)
+        pl.Series(["zz", "b", "a", "a", None, "b", "a", None, "b"]).cast(pl.Categorical).slice(3)
     ),
     "polars Enum null": lambda: pl.Series(
         ["a", None, "b", "a", None, "b"], dtype=pl.Enum(["zz", "b", "unused", "a"])

@@ -75,3 +75,122 @@ def test_a_million_cells_ten_clusterings():
     assert (np.diff(got["adjusted_rand_score"].to_numpy()) < 0).all()
     for k in (3, 9):
         assert got.loc[k, "v_measure_score"] == fcm.v_measure_score(codes, preds[:, k])
+
+
+# --- pairwise --------------------------------------------------------------------------------
+
+MEASURES = fcm._many._measure_names()
+# and the other names evaluate knows (options of a measure, such as NMI's average_method)
+MORE = [m for m in getattr(fcm._evaluate, "ALL_METRICS", {}) if m not in METRICS + MEASURES]
+ALL_METRICS = METRICS + MEASURES + MORE
+
+
+def _per_pair(name, a, b, **kw):
+    """The function of that name on one pair (or the Contingency method of that name, or the
+    evaluate of that name)."""
+    if name in METRICS:
+        return getattr(fcm, name)(a, b, **kw)
+    if name in MEASURES:
+        return getattr(fcm.Contingency.from_labels(a, b, **kw), name)()
+    return fcm.evaluate(a, b, metrics=[name], **kw)[name]
+
+
+def _assert_pairwise(got, named, metric, **kw):
+    names = list(named)
+    assert list(got.index) == names
+    assert list(got.columns) == names
+    for a in names:
+        for b in names:
+            want = _per_pair(metric, named[a], named[b], **kw)
+            value = got.loc[a, b]
+            if isinstance(want, int):
+                assert value == want, (metric, a, b)
+            else:
+                assert value == pytest.approx(want, rel=1e-12, abs=1e-12, nan_ok=True), (a, b)
+
+
+labelings = st.integers(2, 40).flatmap(
+    lambda n: st.lists(st.lists(st.integers(0, 4), min_size=n, max_size=n), min_size=1, max_size=4)
+)
+
+
+@given(labelings, st.sampled_from(ALL_METRICS))
+def test_pairwise_equals_the_function_of_each_pair(runs, metric):
+    named = {f"seed{i}": np.asarray(r) for i, r in enumerate(runs)}
+    _assert_pairwise(fcm.pairwise(named, metric=metric), named, metric)
+
+
+def test_pairwise_of_every_metric_on_asymmetric_labelings():
+    """Labelings where every asymmetric measure differs by direction."""
+    rng = np.random.default_rng(4)
+    named = {
+        "fine": rng.integers(0, 12, 300),
+        "coarse": rng.integers(0, 3, 300),
+        "types": np.array(["T", "B", "NK", "mono"])[rng.integers(0, 4, 300)],
+    }
+    asymmetric = 0
+    for metric in ALL_METRICS:
+        got = fcm.pairwise(named, metric=metric)
+        _assert_pairwise(got, named, metric)
+        asymmetric += not np.allclose(got.to_numpy(float), got.to_numpy(float).T, equal_nan=True)
+        if metric in fcm._many.SYMMETRIC_METRICS:
+            np.testing.assert_array_equal(got.to_numpy(), got.to_numpy().T)
+    assert asymmetric >= 10  # homogeneity, completeness, purity, pair precision, ...
+
+
+def test_pairwise_forms_and_names():
+    rng = np.random.default_rng(6)
+    matrix = rng.integers(0, 5, (500, 3))
+    frame = pd.DataFrame(matrix, columns=["leiden_0.5", "leiden_1.0", "louvain"])
+    by_frame = fcm.pairwise(frame, metric="v_measure_score")
+    assert list(by_frame.index) == list(frame.columns)
+    by_array = fcm.pairwise(matrix, metric="v_measure_score")
+    assert list(by_array.index) == [0, 1, 2]
+    np.testing.assert_array_equal(by_frame.to_numpy(), by_array.to_numpy())
+    as_strings = {c: frame[c].astype(str).to_numpy(dtype=object) for c in frame.columns}
+    as_strings["louvain"] = pd.Categorical(as_strings["louvain"])
+    pd.testing.assert_frame_equal(fcm.pairwise(as_strings, metric="v_measure_score"), by_frame)
+    ints = fcm.pairwise(frame, metric="mirkin_metric")
+    assert ints.dtypes.tolist() == [np.int64] * 3
+
+
+def test_pairwise_encodes_each_labeling_once_and_counts_each_pair_once(monkeypatch):
+    encoded, counted = [], []
+    column, count = fcm._many._column, fcm._native.count
+    monkeypatch.setattr(fcm._many, "_column", lambda *a: encoded.append(1) or column(*a))
+    monkeypatch.setattr(fcm._native, "count", lambda *a: counted.append(1) or count(*a))
+    runs = {f"r{i}": np.array(["a", "b", "c"])[np.arange(60) % (i + 2) % 3] for i in range(5)}
+    got = fcm.pairwise(runs, metric="homogeneity_score")
+    assert len(encoded) == 5
+    assert len(counted) == 10  # 5 * 4 / 2: the reverse direction is the transposed table
+    monkeypatch.undo()
+    _assert_pairwise(got, runs, "homogeneity_score")
+
+
+@pytest.mark.parametrize("missing", ["drop", "cluster"])
+def test_pairwise_missing_labels_pair_by_pair(missing):
+    rng = np.random.default_rng(7)
+    named = {}
+    for i in range(3):
+        labels = np.array(["x", "y", "z"], dtype=object)[rng.integers(0, 3, 200)]
+        labels[rng.random(200) < 0.1] = None
+        named[f"run{i}"] = labels
+    named["complete"] = rng.integers(0, 4, 200)
+    for metric in ("adjusted_rand_score", "completeness_score", "jaccard_index"):
+        got = fcm.pairwise(named, metric=metric, missing=missing)
+        _assert_pairwise(got, named, metric, missing=missing)
+    with pytest.raises(ValueError, match="labeling 'run0' has missing labels: 19 of 200"):
+        fcm.pairwise(named)
+
+
+def test_pairwise_bad_arguments():
+    with pytest.raises(ValueError, match="unknown metric 'nope'"):
+        fcm.pairwise({"a": [0, 1]}, metric="nope")
+    with pytest.raises(ValueError, match="unknown metric 'pair_counts'"):
+        fcm.pairwise({"a": [0, 1]}, metric="pair_counts")
+    with pytest.raises(ValueError, match="inconsistent numbers of samples: \\[3, 2\\]"):
+        fcm.pairwise({"a": [0, 1, 1], "b": [0, 1]})
+    with pytest.raises(ValueError, match="labelings must be a dict"):
+        fcm.pairwise(np.array([0, 1, 1]))
+    with pytest.raises(fcm.InvalidParameterError, match="'missing' parameter of pairwise"):
+        fcm.pairwise({"a": [0, 1]}, missing="skip")

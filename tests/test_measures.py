@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 import reference_measures as ref
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastcluster_metrics as fcm
@@ -50,7 +50,31 @@ MEASURES: list[tuple[str, dict]] = [
     ("element_centric_similarity", {}),
     ("hungarian_accuracy", {}),
 ]
-IDS = [name + "".join(f"[{k}={v}]" for k, v in kw.items()) for name, kw in MEASURES]
+# Measures whose references enumerate couples of pairs (O(n^4)) or every matching: smaller inputs.
+MORE_MEASURES: list[tuple[str, dict]] = [
+    ("adjusted_fowlkes_mallows_score", {}),
+    ("modified_adjusted_rand_score", {}),
+    ("kendall_tau", {}),
+    ("goodman_kruskal_gamma", {}),
+    ("g_plus_index", {}),
+    ("mcnemar_index", {}),
+    ("normalized_mutual_info_score_joint", {}),
+    ("frobenius_distance", {}),
+    ("normalized_pivoted_accuracy", {}),
+    ("normalized_clustering_accuracy", {}),
+    ("pair_sets_index", {}),
+    ("pair_sets_index", {"simplified": True}),
+    ("pair_sets_index", {"clipped": False}),
+    ("best_match_f1_score", {}),
+    ("best_match_f1_score", {"average": "macro"}),
+]
+
+
+def _ids(measures):
+    return [name + "".join(f"[{k}={v}]" for k, v in kw.items()) for name, kw in measures]
+
+
+IDS = _ids(MEASURES)
 NEEDS_SAMPLES = {
     "joint_entropy",
     "conditional_entropy_true_given_pred",
@@ -117,7 +141,18 @@ def test_hungarian_brute_force_small(labels):
     )
 
 
-@pytest.mark.parametrize(("name", "kwargs"), MEASURES, ids=IDS)
+@pytest.mark.parametrize(("name", "kwargs"), MORE_MEASURES, ids=_ids(MORE_MEASURES))
+@settings(max_examples=40)
+@given(labels=labelings(max_size=18, max_labels=5))
+def test_more_measures_match_reference(name, kwargs, labels):
+    true, pred = labels
+    ours = getattr(fcm.Contingency.from_labels(true, pred), name)(**kwargs)
+    assert_close(ours, getattr(ref, name)(true, pred, **kwargs))
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs"), MEASURES + MORE_MEASURES, ids=_ids(MEASURES + MORE_MEASURES)
+)
 def test_dense_table_with_empty_rows_and_columns(name, kwargs):
     """Empty classes or clusters of a given table change nothing."""
     table = np.array([[3, 0, 1, 0], [0, 0, 0, 0], [2, 0, 5, 1], [0, 0, 1, 4]])
@@ -220,6 +255,13 @@ SIMILARITIES_AT_ONE = [
     "bcubed_f_score",
     "element_centric_similarity",
     "hungarian_accuracy",
+    "adjusted_fowlkes_mallows_score",
+    "modified_adjusted_rand_score",
+    "normalized_mutual_info_score_joint",
+    "normalized_pivoted_accuracy",
+    "normalized_clustering_accuracy",
+    "pair_sets_index",
+    "best_match_f1_score",
 ]
 DISTANCES_AT_ZERO = [
     "conditional_entropy_true_given_pred",
@@ -228,6 +270,7 @@ DISTANCES_AT_ZERO = [
     "normalized_variation_of_information",
     "information_distance",
     "normalized_information_distance",
+    "frobenius_distance",
 ]
 
 
@@ -317,7 +360,15 @@ def test_fewer_than_two_samples():
         assert getattr(empty, name)() == 1.0
 
 
-@pytest.mark.parametrize("name", [*DISTANCES_AT_ZERO, "joint_entropy", "chi_squared", "cramers_v"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        *(name for name in DISTANCES_AT_ZERO if name != "frobenius_distance"),
+        "joint_entropy",
+        "chi_squared",
+        "cramers_v",
+    ],
+)
 def test_information_on_empty_table_raises(name):
     with pytest.raises(ValueError, match="empty contingency table"):
         getattr(fcm.Contingency.from_labels([], []), name)()
@@ -360,3 +411,192 @@ def test_hungarian_brute_force_every_table_3x3():
             continue
         best = max(sum(table[i, p[i]] for i in range(3)) for p in itertools.permutations(range(3)))
         assert fcm.Contingency(table).hungarian_accuracy() == best / n
+
+
+# --- pair counting beyond the 2x2 pair table: MARI, AFM, pairs of pairs -------------------------
+
+
+def test_mari_reference_share_is_unbiased_under_the_multinomial_model():
+    """The definition behind MARI: for labelings drawn independently (sample by sample, class
+    with probabilities p, cluster with q), the disjoint-couples share E has expectation
+    sum p_i^2 sum q_j^2, the probability that a pair is together in both; hence T/N - E has
+    expectation 0. Exact, over every labeling of 5 samples."""
+    from fractions import Fraction
+
+    p, q, n = [Fraction(1, 3), Fraction(2, 3)], [Fraction(1, 4), Fraction(3, 4)], 5
+    mean_raw = Fraction(0)
+    mean_share = Fraction(0)
+    for true in itertools.product(range(2), repeat=n):
+        for pred in itertools.product(range(2), repeat=n):
+            prob = math.prod(p[x] for x in true) * math.prod(q[y] for y in pred)
+            share = ref.mari_expected_share(list(true), list(pred))
+            tp = ref.pair_counts(list(true), list(pred))["tp"]
+            mean_share += prob * share
+            mean_raw += prob * (Fraction(tp, n * (n - 1) // 2) - share)
+    assert mean_share == sum(x * x for x in p) * sum(y * y for y in q)
+    assert mean_raw == 0
+
+
+def test_mari_brute_force_labelings_of_six():
+    """A deterministic spread of pairs of labelings of 6 samples into at most 3 labels (every
+    7th x every 11th labeling, then every 9th couple: 782 cases): ours against the enumeration
+    of couples of pairs."""
+    labelings = list(itertools.product(range(3), repeat=6))
+    for k, (true, pred) in enumerate(itertools.product(labelings[::7], labelings[::11])):
+        if k % 9:
+            continue
+        assert_close(
+            fcm.Contingency.from_labels(true, pred).modified_adjusted_rand_score(),
+            ref.modified_adjusted_rand_score(list(true), list(pred)),
+        )
+
+
+def test_mari_special_values():
+    # a labeling that puts every sample together: the estimated expectation is T, MARI is 0
+    c = fcm.Contingency.from_labels([0] * 9, [0, 0, 1, 1, 1, 2, 2, 2, 2])
+    assert c.modified_adjusted_rand_score() == 0.0
+    assert c.adjusted_rand_score() == 0.0
+    # fewer than four samples: no disjoint couples of pairs
+    assert math.isnan(
+        fcm.Contingency.from_labels([0, 0, 1], [0, 1, 1]).modified_adjusted_rand_score()
+    )
+    assert fcm.Contingency.from_labels([0, 0, 1], [5, 5, 2]).modified_adjusted_rand_score() == 1.0
+    # large n: MARI and ARI estimate the same quantity and agree to O(1/n)
+    rng = np.random.default_rng(0)
+    true = rng.integers(0, 4, 5000)
+    pred = np.where(rng.random(5000) < 0.6, true, rng.integers(0, 4, 5000))
+    c = fcm.Contingency.from_labels(true, pred)
+    assert abs(c.modified_adjusted_rand_score() - c.adjusted_rand_score()) < 2e-3
+    assert c.modified_adjusted_rand_score() != c.adjusted_rand_score()
+
+
+def test_mari_and_afm_exact_with_large_counts():
+    """Counts near 2**33: n^3 overflows int64, so the sum of n_ij a_i b_j is taken in Python
+    integers; compared with the formulas evaluated here in exact rationals."""
+    from fractions import Fraction
+
+    big = 2**33
+    table = np.array([[big, 3 * big + 1, 0], [5, big, 2 * big - 7]], dtype=np.int64)
+    c = fcm.Contingency(table)
+    n = int(table.sum())
+    a, b = table.sum(axis=1).tolist(), table.sum(axis=0).tolist()
+    cells = table.tolist()
+
+    def comb2(x):
+        return x * (x - 1) // 2
+
+    t = sum(comb2(x) for row in cells for x in row)
+    p, q, n_pairs = sum(map(comb2, a)), sum(map(comb2, b)), comb2(n)
+    triples = sum(cells[i][j] * a[i] * b[j] for i in range(2) for j in range(3))
+    squares = sum(x * x for row in cells for x in row) + sum(x * x for x in a + b)
+    share = Fraction(
+        p * q - t - (2 * n + triples - squares), 6 * (n * (n - 1) * (n - 2) * (n - 3) // 24)
+    )
+    expected = n_pairs * share
+    mari = (t - expected) / (Fraction(p + q, 2) - expected)
+    assert c.modified_adjusted_rand_score() == pytest.approx(float(mari), rel=1e-14)
+    afm = (n_pairs * t - p * q) / (math.sqrt(p * q) * (n_pairs - math.sqrt(p * q)))
+    assert c.adjusted_fowlkes_mallows_score() == pytest.approx(afm, rel=1e-9)
+
+
+@settings(max_examples=30)
+@given(labels=labelings(max_size=25))
+def test_pairs_of_pairs_identities(labels):
+    """Kendall's tau-b of two binary variables is their phi coefficient; gamma is Yule's Q of
+    the pair table; G(+) = fp fn / C(N, 2)."""
+    true, pred = labels
+    c = fcm.Contingency.from_labels(true, pred)
+    tau, phi = c.kendall_tau(), c.phi_index()
+    assert (math.isnan(tau) and math.isnan(phi)) or tau == pytest.approx(phi, rel=REL, abs=ABS)
+    k = c.pair_counts()
+    tp, fp, fn, tn = k["tp"], k["fp"], k["fn"], k["tn"]
+    if tp * tn + fp * fn:
+        assert c.goodman_kruskal_gamma() == pytest.approx(
+            (tp * tn - fp * fn) / (tp * tn + fp * fn), rel=REL, abs=ABS
+        )
+    n_pairs = tp + fp + fn + tn
+    if n_pairs >= 2:
+        assert c.g_plus_index() == pytest.approx(fp * fn / math.comb(n_pairs, 2), rel=REL, abs=ABS)
+
+
+@settings(max_examples=30)
+@given(labels=labelings(max_size=20))
+def test_best_match_f1_per_class(labels):
+    true, pred = labels
+    ours = fcm.Contingency.from_labels(true, pred).best_match_f1_per_class()
+    assert ours.dtype == np.float64
+    np.testing.assert_allclose(ours, ref.best_match_f1_per_class(true, pred), rtol=REL)
+
+
+@settings(max_examples=30)
+@given(labels=labelings(max_size=30))
+def test_set_matching_symmetry_and_bounds(labels):
+    true, pred = labels
+    c = fcm.Contingency.from_labels(true, pred)
+    s = fcm.Contingency.from_labels(pred, true)
+    for name in ("normalized_pivoted_accuracy", "pair_sets_index"):
+        assert getattr(c, name)() == pytest.approx(getattr(s, name)(), rel=REL, abs=ABS)
+        assert 0 <= getattr(c, name)() <= 1
+    assert c.pair_sets_index(clipped=False) >= -1
+    assert c.pair_sets_index() == max(0.0, c.pair_sets_index(clipped=False))
+    nca = c.normalized_clustering_accuracy()
+    assert nca <= 1 + 1e-15 or (math.isnan(nca) and len(set(true)) == 1 < len(set(pred)))
+    assert c.adjusted_fowlkes_mallows_score() <= 1 + 1e-15 or math.isnan(
+        c.adjusted_fowlkes_mallows_score()
+    )
+    assert c.normalized_mutual_info_score_joint() == pytest.approx(
+        1 - c.normalized_variation_of_information(), rel=REL, abs=ABS
+    )
+
+
+def test_set_matching_non_square_conventions():
+    """Documented k != l conventions, on a table whose answer is worked out by hand."""
+    # classes a (3 samples), b (3); clusters x (2), y (1), z (3)
+    table = np.array([[2, 1, 0], [0, 0, 3]])
+    c = fcm.Contingency(table)
+    # NPA: padded to 3 x 3, best matching 2 + 3 = 5 of 6 samples: (5/6 - 1/3) / (1 - 1/3)
+    assert c.normalized_pivoted_accuracy() == pytest.approx((5 / 6 - 1 / 3) / (2 / 3), rel=REL)
+    # NCA: r = 2 classes, shares 2/3 and 3/3 matched: (2/3 + 1 - 1) / (2 - 1)
+    assert c.normalized_clustering_accuracy() == pytest.approx(2 / 3, rel=REL)
+    # transposed: r = 3 classes, 2 clusters; the unmatched class counts 0:
+    # best = max(2/2 + 3/3, 1/1 + 3/3, ...) = 2, NCA = (2 - 1) / (3 - 1)
+    assert fcm.Contingency(table.T).normalized_clustering_accuracy() == pytest.approx(0.5, rel=REL)
+    # PSI: s = 2/max(3,2) + 3/max(3,3) = 5/3; E = (min(3,3) + min(3,2)) / 6 = 5/6; K = 3
+    assert c.pair_sets_index() == pytest.approx((5 / 3 - 5 / 6) / (3 - 5 / 6), rel=REL)
+    assert c.pair_sets_index(simplified=True) == pytest.approx((5 / 3 - 1) / 2, rel=REL)
+
+
+def test_one_class_conventions():
+    split = fcm.Contingency.from_labels([0] * 4, [0, 0, 1, 2])
+    assert math.isnan(split.normalized_clustering_accuracy())
+    assert split.normalized_pivoted_accuracy() == pytest.approx((2 / 4 - 1 / 3) / (2 / 3))
+    assert split.best_match_f1_score() == pytest.approx(2 * 2 / (4 + 2))
+    assert math.isnan(split.adjusted_fowlkes_mallows_score()) is False  # P > 0 and Q > 0
+    singletons = fcm.Contingency.from_labels([0] * 4, [0, 1, 2, 3])
+    assert math.isnan(singletons.adjusted_fowlkes_mallows_score())  # Q = 0
+    assert math.isnan(singletons.goodman_kruskal_gamma())  # no untied couple
+    assert math.isnan(fcm.Contingency.from_labels([0, 1], [0, 1]).g_plus_index())
+
+
+def test_best_match_f1_bad_average():
+    c = fcm.Contingency.from_labels([0, 1], [0, 0])
+    with pytest.raises(ValueError, match="'average' parameter of best_match_f1_score"):
+        c.best_match_f1_score(average="micro")
+
+
+def test_new_measures_on_tiny_tables():
+    empty = fcm.Contingency.from_labels([], [])
+    for name in (
+        "normalized_pivoted_accuracy",
+        "normalized_clustering_accuracy",
+        "pair_sets_index",
+        "best_match_f1_score",
+        "normalized_mutual_info_score_joint",
+        "adjusted_fowlkes_mallows_score",
+        "modified_adjusted_rand_score",
+    ):
+        assert getattr(empty, name)() == 1.0, name
+    assert empty.frobenius_distance() == 0.0
+    assert empty.best_match_f1_per_class().size == 0
+    for name in ("kendall_tau", "goodman_kruskal_gamma", "g_plus_index", "mcnemar_index"):
+        assert math.isnan(getattr(empty, name)()), name

@@ -13,15 +13,22 @@ of distinct samples
 ``tn = N - P - Q + T``. scikit-learn's :func:`pair_confusion_matrix` counts ordered pairs, which
 is twice these counts.
 
+Some measures look at *couples* of distinct pairs of samples (each pair an observation with two
+binary variables, together in ``labels_true`` and together in ``labels_pred``): ``s+ = tp tn``
+couples are concordant, ``s- = fp fn`` discordant, out of ``C(N, 2)``; MARI looks at couples of
+pairs that share no sample.
+
 Pair-counting measures are computed from these exact integers and rounded to float once (or
 twice where a square root is taken). When a denominator is zero no measure raises: a symmetric
 similarity whose denominator vanishes only when the two labelings are identical (both all
 singletons, or fewer than two samples) is 1.0, as :func:`rand_score` is; an undefined ratio
 (precision without predicted pairs, a correlation with a constant margin) is ``nan``.
 
-Information measures are in nats unless ``base=`` says otherwise, and raise ``ValueError`` on an
-empty table, as :func:`mutual_info_score`. Set-matching measures are 1.0 on an empty table, as
-:func:`purity_score`.
+Information measures are in nats unless ``base=`` says otherwise; the entropies, distances and
+chi-squared raise ``ValueError`` on an empty table, as :func:`mutual_info_score` (the joint NMI
+is then 1.0, as :func:`normalized_mutual_info_score`, and the Frobenius distance 0).
+Set-matching measures are 1.0 on an empty table, as :func:`purity_score`; those that match
+classes to clusters one-to-one (Hungarian accuracy, NPA, NCA, PSI) need scipy.
 
 References
 ----------
@@ -39,6 +46,24 @@ References
 .. [GWJA19] A. J. Gates, I. B. Wood, W. P. Hetrick, Y.-Y. Ahn (2019). Element-centric
    clustering comparison unifies overlaps and hierarchy. Scientific Reports 9, 8574.
 .. [Cr46] H. Cramer (1946). Mathematical Methods of Statistics. Princeton, section 21.9.
+.. [SCR23] L. Sundqvist, J. Chiquet, G. Rigaill (2023). Adjusting the adjusted Rand index: a
+   multinomial story. Computational Statistics 38, 327-347 (R package aricode, ``MARI``).
+.. [Ke38] M. G. Kendall (1938). A new measure of rank correlation. Biometrika 30, 81-93; tau-b
+   with ties: M. G. Kendall (1945), Biometrika 33, 239-251.
+.. [GK54] L. A. Goodman, W. H. Kruskal (1954). Measures of association for cross
+   classifications. JASA 49, 732-764; as Baker-Hubert Gamma in [De13]_.
+.. [Ro74] F. J. Rohlf (1974). Methods of comparing classifications. Annual Review of Ecology and
+   Systematics 5, 101-113 (the G(+) index, as in [De13]_).
+.. [Mc47] Q. McNemar (1947). Note on the sampling error of the difference between correlated
+   proportions or percentages. Psychometrika 12, 153-157 (as in [De13]_).
+.. [Ga25] M. Gagolewski (2025). Normalised clustering accuracy: an asymmetric external cluster
+   validity measure. J. Classification 42, 2-30 (also NPA; Python/R package genieclust).
+.. [RF16] M. Rezaei, P. Franti (2016). Set matching measures for external cluster validity.
+   IEEE Trans. Knowledge and Data Engineering 28(8), 2173-2186.
+.. [LA99] B. Larsen, C. Aone (1999). Fast and effective text mining using linear-time document
+   clustering. KDD '99, 16-22 (the best-match F-measure).
+.. [LBA14] R. Lajugie, F. Bach, S. Arlot (2014). Large-margin metric learning for constrained
+   partitioning problems. ICML (the Frobenius distance; R package aricode, ``Frobenius``).
 """
 
 from __future__ import annotations
@@ -46,11 +71,12 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from numbers import Real
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ._diagnostics import Diagnostics
 from ._params import _fail, check_beta
 
 if TYPE_CHECKING:
@@ -88,7 +114,42 @@ def _log_factor(func: str, base: object) -> float:
     return 1.0 / math.log(float(base))
 
 
-class Measures:
+def _exact_sum_of_products(*factors: NDArray[np.int64]) -> int:
+    """``sum_k prod_f factors[f][k]`` as an exact Python integer (int64 when it cannot overflow)."""
+    if factors[0].size == 0:
+        return 0
+    bound = factors[0].size
+    for f in factors:
+        bound *= int(f.max())
+    if bound < 2**63:
+        product = factors[0].copy()
+        for f in factors[1:]:
+            product *= f
+        return int(product.sum())
+    product_obj = factors[0].astype(object)
+    for f in factors[1:]:
+        product_obj = product_obj * f.astype(object)
+    return int(product_obj.sum())
+
+
+def _signed_sqrt_ratio(num: int, den: int) -> float:
+    """``num / sqrt(den)`` for integers, rounded from the exact square ``num^2 / den``."""
+    if den == 0:
+        return _NAN
+    return math.copysign(math.sqrt(float(Fraction(num * num, den))), num) if num else 0.0
+
+
+def _linear_sum_assignment() -> Any:
+    try:
+        from scipy.optimize import linear_sum_assignment
+    except ImportError as e:  # pragma: no cover - scipy is installed with the test extras
+        raise ImportError(
+            "set-matching measures need scipy: pip install 'fastcluster-metrics[sparse]'"
+        ) from e
+    return linear_sum_assignment
+
+
+class Measures(Diagnostics):
     """The catalogue of external measures, computed from the table alone."""
 
     __slots__ = ()
@@ -226,6 +287,114 @@ class Measures:
         tp, fp, fn, tn = c["tp"], c["fp"], c["fn"], c["tn"]
         return _correlation(tp * tn - fp * fn, (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
 
+    def adjusted_fowlkes_mallows_score(self) -> float:
+        """Fowlkes-Mallows index adjusted for chance, ``(FM - E[FM]) / (1 - E[FM])`` [HA85]_.
+
+        ``FM = T / sqrt(P Q)`` and, under the hypergeometric (fixed margins) model,
+        ``E[T] = P Q / N`` so ``E[FM] = sqrt(P Q) / N``; hence
+        ``AFM = (N T - P Q) / (sqrt(P Q) (N - sqrt(P Q)))``, as genieclust's
+        ``adjusted_fm_score`` (Hubert and Arabie's eq. 4). 1.0 for identical labelings
+        (``P = Q = T``), nan when ``P`` or ``Q`` is 0 otherwise; may be negative.
+        """
+        n_pairs, p, q, t = self._pairs()
+        if p == q == t:
+            return 1.0
+        if p * q == 0:
+            return _NAN
+        # (N T - P Q) (N + s) / (s (N^2 - P Q)) with s = sqrt(P Q): the one difference of
+        # nearly equal numbers, N^2 - P Q, is exact.
+        ratio = float(Fraction(n_pairs * t - p * q, n_pairs * n_pairs - p * q))
+        return ratio * (math.sqrt(float(Fraction(n_pairs * n_pairs, p * q))) + 1.0)
+
+    def modified_adjusted_rand_score(self) -> float:
+        """Modified adjusted Rand index (MARI) of Sundqvist, Chiquet and Rigaill [SCR23]_.
+
+        The ARI's expected index ``P Q / N`` assumes fixed margins (hypergeometric model). Under
+        a multinomial model (samples drawn independently, labelings independent), the
+        probability that a pair is together in both labelings, ``sum p_i^2 sum q_j^2``, is
+        estimated without bias from *disjoint* pairs of pairs: over the ``6 C(n, 4)`` ordered
+        couples (a pair, another pair sharing no sample), the share ``E`` whose first pair is
+        together in ``labels_true`` and second pair together in ``labels_pred``. Counting the
+        couples that overlap (the same pair, ``T`` of them, or one shared sample, by triples),
+
+        ``6 C(n, 4) E = P Q - T - (2n + sum n_ij a_i b_j - sum n_ij^2 - sum a_i^2 - sum b_j^2)``
+
+        and ``MARI = (T - N E) / ((P + Q) / 2 - N E)``, as R's ``aricode::MARI``. Computed from
+        exact integers and rounded once. 1.0 for identical labelings (aricode: nan when both are
+        all singletons); nan for fewer than four samples otherwise (no disjoint pairs of
+        pairs) or a zero denominator. Under independence it estimates 0 without bias at any
+        ``n``; for large ``n`` it approaches the ARI.
+        """
+        n_pairs, p, q, t = self._pairs()
+        if p == q == t:
+            return 1.0
+        n = self.n
+        if n < 4:
+            return _NAN
+        _, cells_sq, rows_sq, cols_sq = self._native_table.pair_sums()
+        rows, cols, counts = self._cells
+        triples = _exact_sum_of_products(counts, self.class_sizes[rows], self.cluster_sizes[cols])
+        together = p * q - t - (2 * n + triples - cells_sq - rows_sq - cols_sq)
+        couples = n * (n - 1) * (n - 2) * (n - 3) // 4  # 6 C(n, 4)
+        # MARI = (T D - N E') / ((P + Q) D / 2 - N E') with E' = together, D = couples
+        return _ratio(
+            2 * (t * couples - n_pairs * together), (p + q) * couples - 2 * n_pairs * together, _NAN
+        )
+
+    def _pairs_of_pairs(self) -> tuple[int, int, int]:
+        """(concordant, discordant, all) couples of distinct sample pairs, exact integers.
+
+        A couple of two distinct pairs is concordant when one pair is together in both labelings
+        and the other apart in both (``tp tn`` of them), discordant when one is together only in
+        ``labels_true`` and the other only in ``labels_pred`` (``fp fn``); ``C(N, 2)`` couples.
+        """
+        c = self.pair_counts()
+        n_pairs = sum(c.values())
+        return c["tp"] * c["tn"], c["fp"] * c["fn"], n_pairs * (n_pairs - 1) // 2
+
+    def kendall_tau(self) -> float:
+        """Kendall's tau-b between the two "together" indicators over all pairs of samples.
+
+        Each pair of samples is an observation with two binary variables (together in
+        ``labels_true``, together in ``labels_pred``); over couples of observations
+        ``tau_b = (s+ - s-) / sqrt((C(N, 2) - ties_true) (C(N, 2) - ties_pred))`` [Ke38]_ with
+        ``s+ = tp tn``, ``s- = fp fn``, ``C(N, 2) - ties_true = P (N - P)`` and
+        ``C(N, 2) - ties_pred = Q (N - Q)``. For two binary variables tau-b equals the phi
+        coefficient (so :meth:`phi_index` and :meth:`hubert_gamma`); nan when either labeling
+        puts every pair together or every pair apart.
+        """
+        n_pairs, p, q, _ = self._pairs()
+        s_plus, s_minus, _ = self._pairs_of_pairs()
+        return _correlation(s_plus - s_minus, p * (n_pairs - p) * q * (n_pairs - q))
+
+    def goodman_kruskal_gamma(self) -> float:
+        """Goodman-Kruskal (Baker-Hubert) Gamma of the pair indicators, ``(s+ - s-) / (s+ + s-)``.
+
+        ``s+ = tp tn`` concordant and ``s- = fp fn`` discordant couples of pairs of samples
+        [GK54]_; for two binary variables this is Yule's Q. In [-1, 1]; nan when there is no
+        untied couple (``s+ = s- = 0``).
+        """
+        s_plus, s_minus, _ = self._pairs_of_pairs()
+        return _ratio(s_plus - s_minus, s_plus + s_minus, _NAN)
+
+    def g_plus_index(self) -> float:
+        """Rohlf's G(+) index, the share of discordant couples, ``s- / C(N, 2) = fp fn / C(N, 2)``.
+
+        ``2 s- / (N (N - 1))`` of [Ro74]_, over all couples of distinct pairs of samples;
+        0 is best. nan for fewer than three samples (fewer than two pairs).
+        """
+        _, s_minus, couples = self._pairs_of_pairs()
+        return _ratio(s_minus, couples, _NAN)
+
+    def mcnemar_index(self) -> float:
+        """McNemar statistic of the pair table, ``(tn - fp) / sqrt(tn + fp)`` [Mc47]_, [De13]_.
+
+        ``tn`` pairs apart in both labelings, ``fp`` together only in ``labels_pred``; an
+        unbounded count statistic (it grows like ``n``). nan when ``tn + fp = 0``.
+        """
+        c = self.pair_counts()
+        return _signed_sqrt_ratio(c["tn"] - c["fp"], c["tn"] + c["fp"])
+
     # --- information -------------------------------------------------------------------------
 
     def _nonempty(self, func: str) -> None:
@@ -325,6 +494,43 @@ class Measures:
             return _NAN
         return min(1.0, math.sqrt(self.chi_squared() / (self.n * k)))
 
+    def normalized_mutual_info_score_joint(self) -> float:
+        """NMI normalised by the joint entropy, ``MI / H(U, V)`` [VEB10]_ (aricode's "joint").
+
+        The four other normalisations are :meth:`normalized_mutual_info_score`'s
+        ``average_method``. Equals ``1 - NVI``. 1.0 on an empty table or a single cell (as
+        scikit-learn's NMI of two single clusters), 0.0 when ``MI = 0``.
+        """
+        if self.n == 0:
+            return 1.0
+        joint = self.joint_entropy()
+        if joint == 0:
+            return 1.0
+        if self.mutual_info_score() == 0:
+            return 0.0
+        # 1 - VI / H(U, V): the conditional entropies are exactly 0 for identical labelings
+        return max(0.0, 1.0 - sum(self._conditional()) / joint)
+
+    def frobenius_distance(self) -> float:
+        """Squared Frobenius distance between the partitions' co-membership projections.
+
+        Each partition is the ``n x n`` matrix ``M_ab = 1 / |block|`` for samples ``a, b`` in the
+        same block (0 otherwise), the orthogonal projection onto the block indicators; then
+        ``||M_U - M_V||_F^2 = r + c - 2 sum n_ij^2 / (a_i b_j)`` with ``r`` and ``c`` the numbers
+        of non-empty classes and clusters [LBA14]_, as R's ``aricode::Frobenius``. 0 for
+        identical labelings (and on an empty table).
+        """
+        rows, cols, counts = self._cells
+        if counts.size == 0:
+            return 0.0
+        c = counts.astype(np.float64)
+        a = self.class_sizes[rows].astype(np.float64)
+        b = self.cluster_sizes[cols].astype(np.float64)
+        r = int(np.count_nonzero(self.class_sizes))
+        k = int(np.count_nonzero(self.cluster_sizes))
+        cross = math.fsum(((c / a) * (c / b)).tolist())
+        return max(0.0, r + k - 2 * cross)
+
     # --- set matching ------------------------------------------------------------------------
 
     def _max_per(self, axis: int) -> int:
@@ -401,3 +607,115 @@ class Measures:
         rows, cols = linear_sum_assignment(table, maximize=True)
         matched = sum(int(x) for x in table[rows, cols].tolist())
         return _ratio(matched, self.n, 1.0)
+
+    def _dense_nonempty(self) -> NDArray[np.int64]:
+        """The dense table without its empty classes and clusters."""
+        table = self.to_numpy()
+        return table[np.ix_(self.class_sizes > 0, self.cluster_sizes > 0)]
+
+    def normalized_pivoted_accuracy(self) -> float:
+        """Normalised pivoted accuracy (NPA), ``(A K - 1) / (K - 1)`` [Ga25]_.
+
+        ``A`` is :meth:`hungarian_accuracy` (the best one-to-one matching's share of samples) and
+        ``K = max(r, c)`` the larger of the numbers of non-empty classes and clusters: the table
+        is padded with empty rows or columns to a square (genieclust's convention for non-square
+        tables, whose own function accepts square tables only), so ``1/K`` is the accuracy of
+        the worst case. Symmetric; 1.0 when ``K = 1`` and on an empty table. Needs scipy.
+        """
+        if self.n == 0:
+            return 1.0
+        table = self._dense_nonempty()
+        k = int(max(table.shape))
+        if k == 1:
+            return 1.0
+        rows, cols = _linear_sum_assignment()(table, maximize=True)
+        matched = sum(int(x) for x in table[rows, cols].tolist())
+        return float(Fraction(k * matched - self.n, self.n * (k - 1)))
+
+    def normalized_clustering_accuracy(self) -> float:
+        """Normalised clustering accuracy (NCA) of Gagolewski [Ga25]_, asymmetric.
+
+        ``NCA = max_m (1/r) sum_i (n_{i,m(i)} / a_i - 1/r) / (1 - 1/r)
+        = (max_m sum_i n_{i,m(i)} / a_i - 1) / (r - 1)``: the mean over the ``r`` true classes of
+        the share of each class in the cluster matched to it, rescaled so that 0 is the worst
+        case (uniform membership); ``m`` maps classes to distinct clusters (linear sum
+        assignment on the row-normalised table). With more classes than clusters, the classes
+        left unmatched count 0 (missing clusters are empty columns); with more clusters, only
+        ``r`` are matched and ``r`` stays the number of classes: genieclust's stated convention
+        for non-square tables (its function accepts square tables only). 1.0 when there is one
+        class and one cluster, or no samples; nan for one class split over several clusters.
+        Needs scipy.
+        """
+        if self.n == 0:
+            return 1.0
+        table = self._dense_nonempty()
+        r, c = (int(x) for x in table.shape)
+        if r == 1:
+            return 1.0 if c == 1 else _NAN
+        shares = table / table.sum(axis=1, keepdims=True)
+        rows, cols = _linear_sum_assignment()(shares, maximize=True)
+        total = math.fsum(shares[rows, cols].tolist())
+        return (total - 1.0) / (r - 1)
+
+    def pair_sets_index(self, *, simplified: bool = False, clipped: bool = True) -> float:
+        """Pair sets index (PSI) of Rezaei and Franti [RF16]_, as genieclust's.
+
+        Similarities ``s_ij = n_ij / max(a_i, b_j)``; ``S`` is the largest sum over a one-to-one
+        matching of classes to clusters (tables padded to square ``K = max(r, c)``). Its
+        expectation under the permutation model is estimated by ``E = sum_k min(a_(k), b_(k)) / n``
+        over the class and cluster sizes sorted in decreasing order (padded with zeros), and
+        ``PSI = (S - E) / (K - E)``, or with ``simplified=True``, ``(S - 1) / (K - 1)`` (``E = 1``,
+        the paper's eq. 20). ``clipped`` (the default, as the paper) returns 0 for negative
+        values. Symmetric; 1.0 when ``K = 1`` or on an empty table. Needs scipy.
+        """
+        if self.n == 0:
+            return 1.0
+        table = self._dense_nonempty()
+        k = int(max(table.shape))
+        if k == 1:
+            return 1.0
+        a = table.sum(axis=1)
+        b = table.sum(axis=0)
+        sim = table / np.maximum(a[:, None], b[None, :])
+        rows, cols = _linear_sum_assignment()(sim, maximize=True)
+        s = math.fsum(sim[rows, cols].tolist())
+        if simplified:
+            value = (s - 1.0) / (k - 1)
+        else:
+            sizes_a = np.sort(a)[::-1]
+            sizes_b = np.sort(b)[::-1]
+            m = min(sizes_a.size, sizes_b.size)
+            expected = Fraction(int(np.minimum(sizes_a[:m], sizes_b[:m]).sum()), self.n)
+            value = (s - float(expected)) / float(k - expected)
+        return max(0.0, value) if clipped else value
+
+    def best_match_f1_per_class(self) -> NDArray[np.float64]:
+        """For each class (in class order), its best F1 against any one cluster.
+
+        ``max_j 2 n_ij / (a_i + b_j)``: the harmonic mean of the class's recall and the
+        cluster's precision for the cluster that matches the class best (the "isolated label
+        F1" of single-cell integration benchmarks, per class) [LA99]_. nan for an empty class
+        of a given table. :meth:`class_report` also gives the cluster.
+        """
+        return self._best_matches()[1]
+
+    def best_match_f1_score(self, *, average: str = "weighted") -> float:
+        """Best-match F-measure of Larsen and Aone [LA99]_ over the classes.
+
+        ``average="weighted"``: ``sum_i (a_i / n) max_j 2 n_ij / (a_i + b_j)`` (the clustering
+        F-measure); ``"macro"``: the unweighted mean over the non-empty classes (every class
+        counts alike, as rare cell types should). Classes may share a best cluster. 1.0 on an
+        empty table.
+        """
+        if average not in ("weighted", "macro"):
+            raise _fail(
+                "average", "best_match_f1_score", "a str among {'weighted', 'macro'}", average
+            )
+        if self.n == 0:
+            return 1.0
+        f1 = self._best_matches()[1]
+        sizes = self.class_sizes
+        nonempty = sizes > 0
+        if average == "macro":
+            return math.fsum(f1[nonempty].tolist()) / int(np.count_nonzero(nonempty))
+        return math.fsum((f1[nonempty] * sizes[nonempty]).tolist()) / self.n

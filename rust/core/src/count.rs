@@ -103,8 +103,11 @@ fn count_block_impl<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
 
 /// The dense window's size limit for a block of `n` samples shared by `tables` counters.
 fn window_limit(n: usize, tables: usize) -> u64 {
-    // Zeroing a window costs as much as counting a quarter of its cells' worth of labels.
-    (n as u64 / 4).clamp(WINDOW_MIN, (WINDOW_MAX / tables as u64).max(WINDOW_MIN))
+    // Zeroing and draining a window cell costs a nanosecond or two; hashing one sample
+    // costs ten or more. A window of up to 4n cells pays for itself.
+    (n as u64)
+        .saturating_mul(4)
+        .clamp(WINDOW_MIN, (WINDOW_MAX / tables as u64).max(WINDOW_MIN))
 }
 
 /// Per-chunk buffers: cell indices and widened keys.

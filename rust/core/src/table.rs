@@ -1,5 +1,7 @@
 //! The contingency table: the one structure every measure is computed from.
 
+use foldhash::fast::FixedState;
+use hashbrown::HashMap;
 use rayon::prelude::*;
 
 use crate::label::KeyKind;
@@ -70,12 +72,13 @@ impl Table {
         let mut cell_count = Vec::with_capacity(cells.len());
         let mut row_sums = Vec::new();
         let mut col_sums = vec![0u64; col_keys.len()];
+        let col_index = ColIndex::new(&col_keys, cells.len());
         for &(a, b, c) in &cells {
             if row_keys.last() != Some(&a) {
                 row_keys.push(a);
                 row_sums.push(0);
             }
-            let j = col_keys.binary_search(&b).unwrap_or_default();
+            let j = col_index.get(&col_keys, b);
             if let Some(s) = row_sums.last_mut() {
                 *s += c;
             }
@@ -173,6 +176,51 @@ impl Table {
 
     pub fn n_cols(&self) -> usize {
         self.col_sums.len()
+    }
+}
+
+/// Finds a column key's position among the sorted distinct column keys: by binary
+/// search for few columns, by a direct lookup over the key range when it is not much
+/// wider than the table, and by hashing otherwise.
+enum ColIndex {
+    Search,
+    Dense { start: u64, position: Vec<u32> },
+    Hashed(HashMap<u64, u32, FixedState>),
+}
+
+impl ColIndex {
+    fn new(keys: &[u64], n_cells: usize) -> Self {
+        let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
+            return ColIndex::Search;
+        };
+        if keys.len() <= 256 || keys.len() > u32::MAX as usize {
+            return ColIndex::Search;
+        }
+        let range = last - first;
+        if range < 4 * (n_cells as u64).max(keys.len() as u64) {
+            let mut position = vec![0u32; range as usize + 1];
+            for (j, &k) in keys.iter().enumerate() {
+                position[(k - first) as usize] = j as u32;
+            }
+            return ColIndex::Dense {
+                start: first,
+                position,
+            };
+        }
+        let mut map = HashMap::with_capacity_and_hasher(keys.len(), FixedState::default());
+        for (j, &k) in keys.iter().enumerate() {
+            map.insert(k, j as u32);
+        }
+        ColIndex::Hashed(map)
+    }
+
+    #[inline]
+    fn get(&self, keys: &[u64], key: u64) -> usize {
+        match self {
+            ColIndex::Search => keys.binary_search(&key).unwrap_or_default(),
+            ColIndex::Dense { start, position } => position[(key - start) as usize] as usize,
+            ColIndex::Hashed(map) => map.get(&key).copied().unwrap_or_default() as usize,
+        }
     }
 }
 

@@ -1,0 +1,813 @@
+"""The command line: score label columns of CSV/TSV, Parquet or .h5ad files.
+
+``fastcluster-metrics FILE [FILE2] --truth COL --pred COL [--pred COL ...]`` prints the
+measures of each predicted column against the true one; ``fastcluster-metrics`` alone (or
+``fastcluster-metrics demo``) runs the built-in example of ``python -m fastcluster_metrics``.
+
+CSV and Parquet files are read in chunks (Parquet by record batches), each chunk counted into
+a :class:`Contingency`, and the tables merged by label value: memory is one chunk and the
+tables, whatever the length of the file. An .h5ad file's ``obs`` is read alone (not ``X``).
+
+Exit status: 0 on success, 1 for a problem with the data (a missing file or column, an
+unreadable file, a length mismatch, missing labels), 2 for a usage error. Errors are one line
+on stderr, ``fastcluster-metrics: error: ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib
+import inspect
+import io
+import json
+import math
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+from ._anndata import obs_columns
+from ._contingency import Contingency
+from ._evaluate import METRICS
+from .plot import CURVES, SHORT_NAMES
+
+__all__ = ["CliError", "format_table", "main"]
+
+PROG = "fastcluster-metrics"
+
+NA_LABEL = "<NA>"
+"""The label of missing values with ``--missing cluster`` in CSV and Parquet files (pandas
+reads the text ``<NA>`` as missing, so no label of a CSV file can be it)."""
+
+_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".h5ad": "h5ad",
+}
+_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}
+_EXTRAS = {"csv": "pandas", "tsv": "pandas", "parquet": "pyarrow", "h5ad": "anndata"}
+_NOT_MEASURES = {"from_labels", "to_numpy", "to_scipy", "to_pandas"}
+DEMO_OPTIONS = ("--out", "-n", "--k-max", "--no-sklearn", "--no-plots")
+"""Options that start the built-in example without naming it (``python -m fastcluster_metrics
+--out DIR``)."""
+_PROGRESS_DELAY = 1.0
+"""Seconds before the progress bar shows: short inputs never show one."""
+
+
+class CliError(Exception):
+    """An error reported as one line on stderr, with an exit status (1 data, 2 usage)."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with usage errors raised as :class:`CliError` (one line, status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see {self.prog} --help)", 2)
+
+
+# --- measures -----------------------------------------------------------------------------------
+
+
+def measure_names() -> list[str]:
+    """Every measure the command line computes: :func:`evaluate`'s, then the other
+    :class:`Contingency` methods that give one number from the table alone."""
+    names = list(METRICS)
+    for name, function in inspect.getmembers(Contingency, inspect.isfunction):
+        if name.startswith("_") or name in _NOT_MEASURES or name in names:
+            continue
+        signature = inspect.signature(function)
+        if signature.return_annotation not in ("float", "int", float, int):
+            continue
+        if all(p.default is not p.empty for p in list(signature.parameters.values())[1:]):
+            names.append(name)
+    return names
+
+
+def resolve_metrics(specs: Sequence[str] | None) -> list[str]:
+    """Measure names from ``--metrics`` (comma-separated; full or short names, or ``all``)."""
+    if not specs:
+        return list(METRICS)
+    known = measure_names()
+    lookup = {name.lower(): name for name in known}
+    lookup.update({short.lower(): name for name, short in SHORT_NAMES.items()})
+    chosen: list[str] = []
+    for spec in specs:
+        for word in (w.strip() for w in spec.split(",")):
+            if not word:
+                continue
+            names = list(METRICS) if word.lower() == "all" else [lookup.get(word.lower(), "")]
+            if not names[0]:
+                shorts = ", ".join(SHORT_NAMES.values())
+                raise CliError(
+                    f"unknown metric {word!r}; choose from {shorts}, all, or the names:"
+                    f" {', '.join(known)}",
+                    2,
+                )
+            chosen.extend(n for n in names if n not in chosen)
+    return chosen
+
+
+def _score(table: Contingency, name: str) -> float:
+    value = getattr(table, name)()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CliError(f"metric {name!r} does not give one number", 2)
+    return float(value)
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def _stderr_is_tty() -> bool:
+    return sys.stderr.isatty()
+
+
+class _NoBar:
+    def update(self, n: float = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _bar(show: bool, total: float | None, unit: str, desc: str) -> Any:
+    if not show:
+        return _NoBar()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoBar()
+    return tqdm(
+        total=total,
+        unit=unit,
+        unit_scale=True,
+        desc=desc,
+        file=sys.stderr,
+        delay=_PROGRESS_DELAY,
+        leave=False,
+        dynamic_ncols=True,
+    )
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{text[0] if text else ''} ({type(error).__name__})".strip()
+
+
+@dataclass
+class Source:
+    """One input file: where it is, how to read it, and (once read) its columns."""
+
+    path: Path
+    kind: str
+    sep: str | None = None
+    compression: str | None = None
+    _columns: list[str] | None = field(default=None, repr=False)
+    _frame: Any = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        return str(self.path)
+
+    def _import(self) -> Any:
+        module = _EXTRAS[self.kind]
+        extra = "anndata" if self.kind == "h5ad" else "cli"
+        try:
+            if self.kind == "parquet":
+                import pyarrow.parquet as pq
+
+                return pq
+            if self.kind == "h5ad":
+                import anndata
+
+                return anndata
+            import pandas as pd
+
+            return pd
+        except ImportError as e:
+            raise CliError(
+                f"reading {self.kind} files needs {module}: pip install"
+                f" 'fastcluster-metrics[{extra}]' ({e})"
+            ) from e
+
+    def _fail(self, error: BaseException) -> CliError:
+        return CliError(f"cannot read {self.name} as {self.kind}: {_first_line(error)}")
+
+    def _obs(self) -> Any:
+        """The obs DataFrame of an .h5ad file (never its X), with ``obs_names`` as a column."""
+        if self._frame is None:
+            try:
+                h5py = importlib.import_module("h5py")  # anndata's dependency
+            except ImportError:
+                self._import()  # says to install anndata
+                raise
+            try:
+                handle = h5py.File(self.path, "r")
+            except Exception as e:  # not HDF5: fail before the slow import of anndata
+                raise self._fail(e) from e
+            with handle:
+                self._import()
+                try:
+                    try:
+                        from anndata.io import read_elem
+                    except ImportError:  # anndata < 0.11
+                        from anndata.experimental import read_elem
+                    obs = read_elem(handle["obs"])
+                except Exception as e:
+                    raise self._fail(e) from e
+            if "obs_names" not in obs.columns:
+                obs = obs.copy(deep=False)
+                obs.insert(0, "obs_names", obs.index.to_numpy())
+            self._frame = obs
+        return self._frame
+
+    def columns(self) -> list[str]:
+        if self._columns is None:
+            if self.kind == "h5ad":
+                self._columns = [str(c) for c in self._obs().columns]
+            elif self.kind == "parquet":
+                pq = self._import()
+                try:
+                    self._columns = list(pq.ParquetFile(self.path).schema_arrow.names)
+                except Exception as e:
+                    raise self._fail(e) from e
+            else:
+                pd = self._import()
+                try:
+                    header = pd.read_csv(
+                        self.path, sep=self.sep, nrows=0, compression=self.compression
+                    )
+                except Exception as e:
+                    raise self._fail(e) from e
+                self._columns = [str(c) for c in header.columns]
+        return self._columns
+
+    def find(self, wanted: str | list[str], what: str) -> list[str]:
+        """Column names (patterns expanded), or the error that lists the columns there are."""
+        try:
+            return obs_columns(self.columns(), wanted, what)
+        except KeyError as e:
+            raise CliError(f"{self.name}: {e.args[0]}") from e
+
+    def chunks(self, columns: list[str], rows: int, show: bool) -> Iterator[dict[str, Any]]:
+        """The columns, chunk by chunk: pandas Series (text, for CSV) or Arrow arrays."""
+        wanted = list(dict.fromkeys(columns))
+        if self.kind == "h5ad":
+            obs = self._obs()
+            yield {c: obs[c] for c in wanted}
+            return
+        if self.kind == "parquet":
+            yield from self._parquet_chunks(wanted, rows, show)
+            return
+        pd = self._import()
+        try:
+            handle = open(self.path, "rb")
+        except OSError as e:
+            raise self._fail(e) from e
+        try:
+            reader = pd.read_csv(
+                handle,
+                sep=self.sep,
+                usecols=wanted,
+                dtype=str,
+                chunksize=rows,
+                compression=self.compression,
+            )
+        except Exception as e:
+            handle.close()
+            raise self._fail(e) from e
+        bar = _bar(show, self.path.stat().st_size, "B", self.path.name)
+        try:
+            with handle:
+                done = 0
+                with reader:
+                    while True:
+                        try:
+                            chunk = next(reader)
+                        except StopIteration:
+                            break
+                        except Exception as e:
+                            raise self._fail(e) from e
+                        position = handle.tell()
+                        bar.update(position - done)
+                        done = position
+                        yield {c: chunk[c] for c in wanted}
+        finally:
+            bar.close()
+
+    def _parquet_chunks(self, wanted: list[str], rows: int, show: bool) -> Iterator[dict[str, Any]]:
+        pq = self._import()
+        try:
+            parquet = pq.ParquetFile(self.path)
+            total = parquet.metadata.num_rows
+            batches = parquet.iter_batches(batch_size=rows, columns=wanted)
+        except Exception as e:
+            raise self._fail(e) from e
+        bar = _bar(show, total, "rows", self.path.name)
+        try:
+            while True:
+                try:
+                    batch = next(batches)
+                except StopIteration:
+                    break
+                except Exception as e:
+                    raise self._fail(e) from e
+                bar.update(batch.num_rows)
+                yield {c: batch.column(c) for c in wanted}
+        finally:
+            bar.close()
+
+    def frame(self, columns: list[str], rows: int, show: bool) -> Any:
+        """The columns, whole, as a pandas DataFrame."""
+        import pandas as pd
+
+        wanted = list(dict.fromkeys(columns))
+        if self.kind == "h5ad":
+            return self._obs()[wanted]
+        parts = [
+            pd.DataFrame(
+                {c: v if isinstance(v, pd.Series) else v.to_pandas() for c, v in chunk.items()}
+            )
+            for chunk in self.chunks(wanted, rows, show)
+        ]
+        if not parts:
+            return pd.DataFrame({c: pd.Series([], dtype=object) for c in wanted})
+        return pd.concat(parts, ignore_index=True)
+
+
+def open_source(text: str, input_format: str | None, sep: str | None) -> Source:
+    """A :class:`Source` for a path, its format from ``--input-format`` or its name."""
+    path = Path(text)
+    if not path.exists():
+        raise CliError(f"no such file: {text}")
+    if path.is_dir():
+        raise CliError(f"{text} is a directory, not a file")
+    suffixes = [s.lower() for s in path.suffixes]
+    compression = None
+    if suffixes and suffixes[-1] in _COMPRESSION:
+        compression = _COMPRESSION[suffixes.pop()]
+    kind = input_format or (_FORMATS.get(suffixes[-1]) if suffixes else None)
+    if kind is None:
+        known = ", ".join(sorted(_FORMATS))
+        raise CliError(
+            f"cannot tell the format of {text} from its name ({known}, CSV/TSV also compressed);"
+            " pass --input-format",
+            2,
+        )
+    if compression is not None and kind not in ("csv", "tsv"):
+        raise CliError(f"{text}: only CSV and TSV files are read compressed", 2)
+    if sep is None and kind in ("csv", "tsv"):
+        sep = "," if kind == "csv" else "\t"
+    return Source(path, "csv" if kind == "tsv" else kind, sep, compression)
+
+
+# --- labels, chunk by chunk ---------------------------------------------------------------------
+
+
+def _missing_at(values: Any) -> int | None:
+    """Index of the first missing label of a pandas Series or Arrow array, None if none is."""
+    import numpy as np
+
+    if hasattr(values, "null_count"):
+        if values.null_count == 0:
+            return None
+        mask = np.asarray(values.is_null())
+    else:
+        mask = np.asarray(values.isna())
+        if not mask.any():
+            return None
+    return int(np.flatnonzero(mask)[0])
+
+
+def _as_text(values: Any) -> Any:
+    """Labels as text with missing ones as :data:`NA_LABEL`, so that tables of chunks merge
+    (``--missing cluster`` in CSV and Parquet files)."""
+    if hasattr(values, "null_count"):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if pa.types.is_dictionary(values.type):
+            values = values.dictionary_decode()
+        if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+            values = pc.cast(values, pa.string())
+        return pc.fill_null(values, NA_LABEL) if values.null_count else values
+    return values.fillna(NA_LABEL)
+
+
+@dataclass
+class Plan:
+    """What to score: the truth, the predictions, and where their labels come from."""
+
+    truth: str
+    preds: list[str]
+    sources: list[Source]
+    chunks: Iterator[tuple[Any, list[Any]]]
+    streamed: bool
+    """Whether the labels come in several chunks (merged by label value)."""
+
+
+def _chunks(
+    source: Source, truth: str, preds: list[str], missing: str, rows: int, show: bool
+) -> Iterator[tuple[Any, list[Any]]]:
+    offset = 0
+    text = missing == "cluster" and source.kind != "h5ad"
+    for chunk in source.chunks([truth, *preds], rows, show):
+        if missing == "raise":
+            for name, values in chunk.items():
+                at = _missing_at(values)
+                if at is not None:
+                    raise CliError(
+                        f"{source.name}: column {name!r} has missing labels (the first in data"
+                        f" row {offset + at + 1:,}); pass --missing drop to leave those rows"
+                        " out, or --missing cluster to count missing as one more label"
+                    )
+        if text:
+            chunk = {name: _as_text(values) for name, values in chunk.items()}
+        offset += len(chunk[truth])
+        yield chunk[truth], [chunk[p] for p in preds]
+
+
+def _joined(
+    first: Source,
+    second: Source,
+    truth: str,
+    preds: list[str],
+    on: tuple[str, str] | None,
+    args: Any,
+) -> tuple[Any, list[Any]]:
+    """The truth of one file and the predictions of another, matched by id or by position."""
+    show = _show_progress(args)
+    left = first.frame([truth] if on is None else [on[0], truth], args.chunk_rows, show)
+    right = second.frame(preds if on is None else [on[1], *preds], args.chunk_rows, show)
+    if on is None:
+        if len(left) != len(right):
+            raise CliError(
+                f"length mismatch: {first.name} has {len(left):,} rows and {second.name} has"
+                f" {len(right):,}; pass --on COLUMN to join the files on an id column"
+            )
+        return left[truth], [right[p] for p in preds]
+    keys = []
+    for source, frame, column in ((first, left, on[0]), (second, right, on[1])):
+        ids = frame[column].astype(str)
+        duplicated = ids.duplicated()
+        if duplicated.any():
+            example = ids[duplicated].iloc[0]
+            raise CliError(
+                f"{source.name}: id column {column!r} has {int(duplicated.sum()):,} repeated values"
+                f" (such as {example!r}); ids must be unique to join on them"
+            )
+        keys.append(ids)
+    left.index, right.index = keys[0].to_numpy(), keys[1].to_numpy()
+    common = left.index.intersection(right.index, sort=False)
+    if len(common) == 0:
+        raise CliError(f"no ids in common: {first.name} and {second.name} share no {on[0]!r} value")
+    if len(common) < max(len(left), len(right)):
+        print(
+            f"{PROG}: note: joined on ids: {len(common):,} in both files;"
+            f" {len(left) - len(common):,} only in {first.name},"
+            f" {len(right) - len(common):,} only in {second.name}",
+            file=sys.stderr,
+        )
+    left, right = left.loc[common], right.loc[common]
+    return left[truth], [right[p] for p in preds]
+
+
+def _show_progress(args: Any) -> bool:
+    return not args.no_progress and _stderr_is_tty()
+
+
+def plan(args: Any) -> Plan:
+    if len(args.files) > 2:
+        raise CliError(f"at most two files (truth, predictions); got {len(args.files)}", 2)
+    if args.on is not None and len(args.files) != 2:
+        raise CliError("--on joins two files; give two files", 2)
+    sources = [open_source(f, args.input_format, args.sep) for f in args.files]
+    first, second = sources[0], sources[-1]
+    truths = first.find(args.truth, "truth")
+    if len(truths) != 1:
+        raise CliError(f"--truth {args.truth} names {len(truths)} columns; give one", 2)
+    truth = truths[0]
+    preds = second.find(args.pred, "pred")
+    on = None
+    if args.on is not None:
+        left_id, _, right_id = args.on.partition("=")
+        on = (first.find(left_id, "id")[0], second.find(right_id or left_id, "id")[0])
+    if len(sources) == 1:
+        chunks = _chunks(first, truth, preds, args.missing, args.chunk_rows, _show_progress(args))
+        return Plan(truth, preds, sources, chunks, first.kind != "h5ad")
+    labels = _joined(first, second, truth, preds, on, args)
+    if args.missing == "raise":
+        for name, values in ((truth, labels[0]), *zip(preds, labels[1], strict=True)):
+            at = _missing_at(values)
+            if at is not None:
+                raise CliError(
+                    f"column {name!r} has missing labels (the first in joined row {at + 1:,});"
+                    " pass --missing drop to leave those rows out, or --missing cluster to"
+                    " count missing as one more label"
+                )
+    return Plan(truth, preds, sources, iter([labels]), False)
+
+
+def count(plan: Plan, missing: str) -> list[Contingency]:
+    """One table per prediction, merged over the chunks."""
+    tables: dict[int, Contingency] = {}
+    for truth, preds in plan.chunks:
+        for i, (name, labels) in enumerate(zip(plan.preds, preds, strict=True)):
+            try:
+                table = Contingency.from_labels(truth, labels, missing=missing)
+                tables[i] = tables[i] + table if i in tables else table
+            except (ValueError, TypeError) as e:
+                raise CliError(f"scoring {name!r} against {plan.truth!r}: {_first_line(e)}") from e
+    for i, name in enumerate(plan.preds):
+        if i not in tables or tables[i].n == 0:
+            raise CliError(
+                f"no samples to compare {name!r} with {plan.truth!r}"
+                + (" (every row has a missing label)" if i in tables else " (no rows)")
+            )
+    return [tables[i] for i in range(len(plan.preds))]
+
+
+# --- output -------------------------------------------------------------------------------------
+
+
+def _number(value: float) -> str:
+    if math.isnan(value):
+        return "nan"
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}" if abs(value) >= 1e4 else f"{value:.4f}"
+    return f"{value:.4f}" if abs(value) < 1e4 else f"{value:.4g}"
+
+
+def format_table(
+    corner: str, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[str]]]
+) -> str:
+    """An aligned text table: a first column of names (left), then columns of values (right)."""
+    first = max([len(corner), *(len(name) for name, _ in rows)])
+    widths = [max([len(c), *(len(values[j]) for _, values in rows)]) for j, c in enumerate(columns)]
+    lines = [
+        corner.ljust(first) + "".join(f"  {c:>{w}}" for c, w in zip(columns, widths, strict=True))
+    ]
+    lines.append("-" * len(lines[0]))
+    for name, values in rows:
+        lines.append(
+            name.ljust(first) + "".join(f"  {v:>{w}}" for v, w in zip(values, widths, strict=True))
+        )
+    return "\n".join(lines)
+
+
+def _short(metric: str) -> str:
+    return SHORT_NAMES.get(metric, metric)
+
+
+def render(fmt: str, plan: Plan, metrics: list[str], tables: list[Contingency], args: Any) -> str:
+    scores = [[_score(t, m) for m in metrics] for t in tables]
+    if fmt == "json":
+        doc = {
+            "truth": plan.truth,
+            "files": [s.name for s in plan.sources],
+            "missing": args.missing,
+            "metrics": metrics,
+            "predictions": {
+                name: {
+                    "n": t.n,
+                    "scores": {
+                        m: (None if math.isnan(v) else v) for m, v in zip(metrics, row, strict=True)
+                    },
+                }
+                for name, t, row in zip(plan.preds, tables, scores, strict=True)
+            },
+        }
+        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["prediction", "n", *metrics])
+        for name, t, row in zip(plan.preds, tables, scores, strict=True):
+            writer.writerow([name, t.n, *(repr(v) for v in row)])
+        return buffer.getvalue()
+    header = f"truth: {plan.truth} ({', '.join(s.name for s in plan.sources)})"
+    if len(plan.preds) > len(metrics) or len(plan.preds) > 6:
+        body = format_table(
+            "prediction",
+            ["n", *(_short(m) for m in metrics)],
+            [
+                (name, [f"{t.n:,}", *(_number(v) for v in row)])
+                for name, t, row in zip(plan.preds, tables, scores, strict=True)
+            ],
+        )
+    else:
+        body = format_table(
+            "metric",
+            plan.preds,
+            [("samples", [f"{t.n:,}" for t in tables])]
+            + [(_short(m), [_number(row[j]) for row in scores]) for j, m in enumerate(metrics)],
+        )
+    return f"{header}\n\n{body}\n"
+
+
+def _check_plot_path(text: str) -> Path:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as e:
+        raise CliError(
+            f"--plot needs matplotlib: pip install 'fastcluster-metrics[plot]' ({e})"
+        ) from e
+    path = Path(text)
+    kinds = Figure().canvas.get_supported_filetypes()
+    if path.suffix.lower().lstrip(".") not in kinds:
+        raise CliError(
+            f"--plot {text}: the file name must end in one of"
+            f" {', '.join('.' + k for k in sorted(kinds))}",
+            2,
+        )
+    if not path.parent.is_dir():
+        raise CliError(f"--plot {text}: no such directory: {path.parent}")
+    return path
+
+
+def save_plot(path: Path, plan: Plan, metrics: list[str], tables: list[Contingency]) -> None:
+    """One figure: scores per prediction (when several), and the contingency heatmap and pair
+    counts of the best one (by the first metric)."""
+    import pandas as pd
+    from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    from .plot import plot_contingency, plot_pair_confusion, plot_scores
+
+    first = metrics[0]
+    scores = [_score(t, first) for t in tables]
+    best = max(range(len(tables)), key=lambda i: -math.inf if math.isnan(scores[i]) else scores[i])
+    table, name = tables[best], plan.preds[best]
+    several = len(tables) > 1
+    n_rows, n_cols = table.shape
+    width = min(4.0 + 0.3 * n_cols, 14.0)
+    height = min(max(4.5, 2.0 + 0.3 * n_rows), 12.0)
+    figure = Figure(
+        figsize=(width + 5.0 + (6.0 if several else 0.0), height),
+        layout=ConstrainedLayoutEngine(w_pad=0.15),
+    )
+    ratios = [6.0, width, 4.5] if several else [width, 4.5]
+    axes = figure.subplots(1, len(ratios), width_ratios=ratios)
+    if several:
+        curves = [m for m in metrics if m in CURVES] or metrics
+        frame = pd.DataFrame(
+            [[_score(t, m) for m in curves] for t in tables], index=plan.preds, columns=curves
+        )
+        plot_scores(frame, best=first if first in curves else None, xlabel="prediction", ax=axes[0])
+    plot_contingency(
+        table,
+        xlabel=f"{name} (predicted cluster)",
+        ylabel=f"{plan.truth} (true class)",
+        title=f"{name}: {_short(first)} {scores[best]:.4f}",
+        ax=axes[-2],
+    )
+    plot_pair_confusion(table, ax=axes[-1])
+    try:
+        figure.savefig(path, dpi=110)
+    except OSError as e:
+        raise CliError(f"cannot write {path}: {_first_line(e)}") from e
+
+
+# --- main ---------------------------------------------------------------------------------------
+
+EPILOG = f"""\
+examples:
+  {PROG} cells.csv --truth cell_type --pred leiden_0.5 --pred leiden_1.0
+  {PROG} cells.parquet --truth cell_type --pred 'leiden_*' --format json
+  {PROG} adata.h5ad --truth cell_type --pred leiden --plot leiden.png
+  {PROG} annotation.csv clusters.tsv --on cell_id --truth cell_type --pred cluster
+  {PROG}                  (no arguments: the built-in example; see {PROG} demo --help)
+
+measures (--metrics, comma-separated, full or short names): {", ".join(SHORT_NAMES.values())}
+(the default), 'all', or any measure of fastcluster_metrics.Contingency by name.
+
+exit status: 0 success, 1 a problem with the data, 2 a usage error."""
+
+
+def parser() -> Parser:
+    p = Parser(
+        prog=PROG,
+        description="Compare clusterings with a reference labeling: scikit-learn's\n"
+        "cluster-comparison measures of label columns of CSV/TSV, Parquet or .h5ad files.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="a .csv, .tsv (also .gz, .bz2, .xz, .zst, .zip), .parquet or .h5ad file (its obs"
+        " columns); with two files, --truth is read from the first, --pred from the second",
+    )
+    p.add_argument("--truth", required=True, metavar="COL", help="the column of true labels")
+    p.add_argument(
+        "--pred",
+        required=True,
+        action="append",
+        metavar="COL",
+        help="a column of predicted clusters (repeat for several; patterns like 'leiden_*')",
+    )
+    p.add_argument(
+        "--metrics",
+        action="append",
+        metavar="NAMES",
+        help="comma-separated measures (default: the ten of fastcluster_metrics.evaluate)",
+    )
+    p.add_argument(
+        "--missing",
+        choices=("raise", "drop", "cluster"),
+        default="raise",
+        help="missing labels: an error (default), leave those rows out, or one more label",
+    )
+    p.add_argument(
+        "--on",
+        metavar="COL",
+        help="with two files: the id column to join them on, or TRUTH_ID=PRED_ID when the names"
+        " differ (default: rows match by position; an .h5ad file's cell names are the column"
+        " obs_names)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("table", "json", "csv"),
+        default="table",
+        help="output: an aligned table (default), JSON or CSV",
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE, not stdout")
+    p.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help="draw the scores, the contingency heatmap and the pair counts (needs matplotlib)",
+    )
+    p.add_argument(
+        "--input-format",
+        choices=("csv", "tsv", "parquet", "h5ad"),
+        help="the format of the files (default: from their names)",
+    )
+    p.add_argument("--sep", help="the field separator of CSV/TSV files")
+    p.add_argument(
+        "--chunk-rows",
+        type=int,
+        default=1_000_000,
+        metavar="N",
+        help="rows read at a time from CSV and Parquet files (default 1000000)",
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def score(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
+    if args.chunk_rows < 1:
+        raise CliError("--chunk-rows must be at least 1", 2)
+    metrics = resolve_metrics(args.metrics)
+    plot_path = _check_plot_path(args.plot) if args.plot else None
+    work = plan(args)
+    tables = count(work, args.missing)
+    text = render(args.format, work, metrics, tables, args)
+    if plot_path is not None:
+        save_plot(plot_path, work, metrics, tables)
+        if args.format == "table":
+            text += f"\nplot: {plot_path}\n"
+    _write(text, args.output)
+    return 0
+
+
+def _write(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise CliError(f"cannot write {output}: {_first_line(e)}") from e
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``fastcluster-metrics`` command; returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if not args or args[0] == "demo" or args[0].split("=")[0] in DEMO_OPTIONS:
+            from .__main__ import demo
+
+            return demo(args[1:] if args and args[0] == "demo" else args)
+        return score(args)
+    except CliError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return e.status
+    except BrokenPipeError:  # the output piped into a command that stopped reading
+        return 1
+    except OSError as e:  # a file that cannot be read or written, a full disk
+        print(f"{PROG}: error: {_first_line(e)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,126 @@
+"""evaluate_adata: AnnData .obs columns (or a DataFrame) scored as compare_many scores them."""
+
+import doctest
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fastcluster_metrics as fcm
+from fastcluster_metrics import _anndata
+
+anndata = pytest.importorskip("anndata")
+
+N = 500
+
+
+def _obs():
+    rng = np.random.default_rng(3)
+    cell_type = rng.choice(["B", "CD4 T", "CD8 T", "NK", "mono"], N)
+    fine = pd.Series(cell_type).map({"B": 0, "CD4 T": 1, "CD8 T": 1, "NK": 2, "mono": 3})
+    noisy = rng.random(N) < 0.15
+    fine[noisy] = rng.integers(0, 6, int(noisy.sum()))
+    # scanpy writes clusters as categories "0", "1", ..., "10" (not in sorted string order).
+    categories = [str(i) for i in range(12)]
+    return pd.DataFrame(
+        {
+            "cell_type": pd.Categorical(cell_type),
+            "leiden_0.5": pd.Categorical(fine.astype(str), categories=categories),
+            "leiden_1.0": pd.Categorical(rng.integers(0, 12, N).astype(str), categories=categories),
+            "n_genes": rng.integers(200, 3000, N),
+        },
+        index=[f"AAAC{i:05d}-1" for i in range(N)],
+    )
+
+
+@pytest.fixture(scope="module")
+def adata():
+    return anndata.AnnData(obs=_obs())
+
+
+def _plain(obs, truth, preds, **kw):
+    """The same comparison from plain string arrays (no Categorical fast path)."""
+    return fcm.compare_many(
+        np.asarray(obs[truth], dtype=object),
+        {p: np.asarray(obs[p], dtype=object) for p in preds},
+        **kw,
+    )
+
+
+def test_scores_obs_columns(adata):
+    got = fcm.evaluate_adata(adata, truth="cell_type", pred=["leiden_0.5", "leiden_1.0"])
+    assert list(got.index) == ["leiden_0.5", "leiden_1.0"]
+    assert list(got.columns) == list(fcm._evaluate.METRICS)
+    want = _plain(adata.obs, "cell_type", ["leiden_0.5", "leiden_1.0"])
+    pd.testing.assert_frame_equal(got, want, rtol=1e-12)
+    assert got.loc["leiden_0.5", "adjusted_rand_score"] > 0.5
+    assert abs(got.loc["leiden_1.0", "adjusted_rand_score"]) < 0.05
+
+
+def test_a_dataframe_a_single_name_and_chosen_metrics(adata):
+    got = fcm.evaluate_adata(adata.obs, "cell_type", "leiden_0.5", ["purity_score"])
+    assert got.shape == (1, 1)
+    want = fcm.purity_score(adata.obs["cell_type"], adata.obs["leiden_0.5"])
+    assert got.loc["leiden_0.5", "purity_score"] == want
+
+
+def test_patterns_select_columns_in_order(adata):
+    got = fcm.evaluate_adata(adata, "cell_type", "leiden_*", metrics=["adjusted_rand_score"])
+    assert list(got.index) == ["leiden_0.5", "leiden_1.0"]
+    both = fcm.evaluate_adata(adata, "cell_type", ["leiden_1.0", "leiden_*"])
+    assert list(both.index) == ["leiden_1.0", "leiden_0.5"]  # no column twice
+
+
+def test_numeric_obs_columns(adata):
+    got = fcm.evaluate_adata(adata, "n_genes", "n_genes", ["adjusted_rand_score"])
+    assert got.loc["n_genes", "adjusted_rand_score"] == 1.0
+
+
+def test_missing_column_lists_the_columns(adata):
+    with pytest.raises(KeyError, match="no pred column 'louvain'; the columns are: cell_type,"):
+        fcm.evaluate_adata(adata, "cell_type", "louvain")
+    with pytest.raises(KeyError, match="no truth column 'celltype'"):
+        fcm.evaluate_adata(adata, "celltype", "leiden_0.5")
+    with pytest.raises(KeyError, match="no pred column 'louvain_\\*'"):
+        fcm.evaluate_adata(adata, "cell_type", "louvain_*")
+
+
+def test_bad_arguments(adata):
+    with pytest.raises(TypeError, match="AnnData"):
+        fcm.evaluate_adata([1, 2, 3], "a", "b")
+    with pytest.raises(TypeError, match="one column"):
+        fcm.evaluate_adata(adata, ["cell_type"], "leiden_0.5")
+    with pytest.raises(ValueError, match="unknown metrics"):
+        fcm.evaluate_adata(adata, "cell_type", "leiden_0.5", ["ari"])
+
+
+def test_missing_labels():
+    obs = _obs()
+    obs.loc[obs.index[:7], "leiden_0.5"] = np.nan  # unassigned cells: Categorical code -1
+    with pytest.raises(ValueError, match="7 of 500 labels are missing"):
+        fcm.evaluate_adata(obs, "cell_type", "leiden_0.5")
+    for policy in ("drop", "cluster"):
+        got = fcm.evaluate_adata(obs, "cell_type", "leiden_0.5", missing=policy)
+        want = _plain(obs, "cell_type", ["leiden_0.5"], missing=policy)
+        pd.testing.assert_frame_equal(got, want, rtol=1e-12)
+    dropped = fcm.evaluate_adata(obs, "cell_type", "leiden_0.5", missing="drop")
+    kept = obs.iloc[7:]
+    want = fcm.adjusted_rand_score(kept["cell_type"], kept["leiden_0.5"])
+    assert dropped.loc["leiden_0.5", "adjusted_rand_score"] == pytest.approx(want, rel=1e-12)
+
+
+def test_h5ad_round_trip(adata, tmp_path):
+    path = tmp_path / "cells.h5ad"
+    adata.write_h5ad(path)
+    back = anndata.read_h5ad(path)
+    assert isinstance(back.obs["leiden_0.5"].dtype, pd.CategoricalDtype)
+    pd.testing.assert_frame_equal(
+        fcm.evaluate_adata(back, "cell_type", "leiden_*"),
+        fcm.evaluate_adata(adata, "cell_type", "leiden_*"),
+    )
+
+
+def test_docstring_examples():
+    result = doctest.testmod(_anndata, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0
+    assert result.failed == 0

@@ -1,0 +1,601 @@
+"""The command line, end to end: a subprocess on small files of each format, every error path,
+and the JSON output against the Python API."""
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fastcluster_metrics as fcm
+from fastcluster_metrics import _cli
+
+METRICS = list(fcm._evaluate.METRICS)
+N = 300
+
+
+def _frame():
+    rng = np.random.default_rng(7)
+    truth = rng.choice(["B", "T", "NK", "mono", "DC"], N)
+    # leiden_a follows the truth with some noise; leiden_b is unrelated.
+    codes = {"B": 0, "T": 1, "NK": 2, "mono": 3, "DC": 4}
+    leiden_a = np.array([codes[t] for t in truth])
+    noisy = rng.random(N) < 0.2
+    leiden_a[noisy] = rng.integers(0, 7, int(noisy.sum()))
+    return pd.DataFrame(
+        {
+            "cell": [f"cell{i:04d}" for i in range(N)],
+            "cell_type": truth,
+            "leiden_a": leiden_a,
+            "leiden_b": rng.integers(0, 4, N),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """Small files of every format, and the frame they hold."""
+    anndata = pytest.importorskip("anndata")
+    pytest.importorskip("pyarrow")
+    root = tmp_path_factory.mktemp("cli")
+    frame = _frame()
+    frame.to_csv(root / "cells.csv", index=False)
+    frame.to_csv(root / "cells.tsv", sep="\t", index=False)
+    frame.to_csv(root / "cells.csv.gz", index=False)
+    frame.to_parquet(root / "cells.parquet", row_group_size=64)
+    obs = frame.set_index("cell").astype(str).astype("category")
+    anndata.AnnData(obs=obs).write_h5ad(root / "cells.h5ad")
+    # Two files to join on "cell": the predictions shuffled and a few cells short.
+    frame[["cell", "cell_type"]].to_csv(root / "truth.csv", index=False)
+    shuffled = frame[["cell", "leiden_a", "leiden_b"]].sample(frac=1.0, random_state=1)
+    shuffled.iloc[:-10].to_csv(root / "pred.csv", index=False)
+    shuffled.rename(columns={"cell": "barcode"}).to_parquet(root / "pred.parquet")
+    with_missing = frame.copy()
+    with_missing.loc[[4, 150], "leiden_a"] = None
+    with_missing.to_csv(root / "missing.csv", index=False)
+    with_missing.to_parquet(root / "missing.parquet", row_group_size=100)
+    late = frame.copy()
+    late.loc[250, "leiden_b"] = None
+    late.to_parquet(root / "late.parquet", row_group_size=100)
+    (root / "cells.dat").write_text("cell_type,leiden_a\nB,1\n")
+    (root / "elsewhere.csv").write_text("cell,leiden_a\nx1,0\nx2,1\n")
+    (root / "bad.parquet").write_bytes(b"this is not a parquet file\n" * 4)
+    (root / "bad.h5ad").write_bytes(b"\x00\x01 not an hdf5 file")
+    (root / "bad.csv").write_bytes(b"cell_type,leiden_a\n\xff\xfe\x00\x81,1\n")
+    return root, frame
+
+
+def run(root, *args):
+    env = dict(os.environ, MPLBACKEND="Agg")
+    return subprocess.run(
+        [sys.executable, "-m", "fastcluster_metrics", *map(str, args)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def cli(data, capsys, monkeypatch):
+    """The command in this process (same code as the script, minus the interpreter start):
+    returns (exit status, stdout, stderr)."""
+    monkeypatch.chdir(data[0])
+
+    def call(*args):
+        status = _cli.main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return call
+
+
+def _expected(frame, preds=("leiden_a", "leiden_b"), **kw):
+    return fcm.compare_many(frame["cell_type"], {p: frame[p] for p in preds}, **kw)
+
+
+def _check_json(stdout, want, n=N):
+    doc = json.loads(stdout)
+    assert list(doc["predictions"]) == list(want.index)
+    assert doc["metrics"] == list(want.columns)
+    for name, row in want.iterrows():
+        got = doc["predictions"][name]
+        assert got["n"] == n
+        assert list(got["scores"]) == list(want.columns)
+        for metric, value in row.items():
+            assert got["scores"][metric] == pytest.approx(value, rel=1e-12, abs=1e-15)
+    return doc
+
+
+# --- each format, end to end through the interpreter ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["cells.csv", "cells.tsv", "cells.csv.gz", "cells.parquet", "cells.h5ad"]
+)
+def test_json_equals_python_api(data, name):
+    root, frame = data
+    # Small chunks: the tables of several chunks are merged by label value.
+    out = run(
+        root,
+        name,
+        "--truth",
+        "cell_type",
+        "--pred",
+        "leiden_a",
+        "--pred",
+        "leiden_b",
+        "--format",
+        "json",
+        "--chunk-rows",
+        "50",
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    doc = _check_json(out.stdout, _expected(frame))
+    assert doc["truth"] == "cell_type"
+    assert doc["files"] == [name]
+    assert doc["missing"] == "raise"
+
+
+def test_two_files_joined_on_an_id_column(data):
+    root, frame = data
+    out = run(
+        root,
+        "truth.csv",
+        "pred.csv",
+        "--on",
+        "cell",
+        "--truth",
+        "cell_type",
+        "--pred",
+        "leiden_a",
+        "--pred",
+        "leiden_b",
+        "--format",
+        "json",
+    )
+    assert out.returncode == 0, out.stderr
+    kept = frame.iloc[frame["cell"].isin(pd.read_csv(root / "pred.csv")["cell"]).to_numpy()]
+    _check_json(out.stdout, _expected(kept), n=N - 10)
+    assert "290 in both files; 10 only in truth.csv, 0 only in pred.csv" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nofile.csv", "--truth", "a", "--pred", "b"], "no such file: nofile.csv"),
+        (
+            ["cells.parquet", "--truth", "celltype", "--pred", "leiden_a"],
+            "cells.parquet: no truth column 'celltype'; the columns are: cell, cell_type,"
+            " leiden_a, leiden_b",
+        ),
+        (["cells.csv", "--truth", "cell_type"], "the following arguments are required: --pred"),
+    ],
+)
+def test_errors_through_the_interpreter(data, args, message):
+    root, _ = data
+    out = run(root, *args)
+    assert out.returncode == (2 if "required" in message else 1)
+    assert out.stdout == ""
+    assert out.stderr == f"fastcluster-metrics: error: {message}" + (
+        " (see fastcluster-metrics --help)\n" if "required" in message else "\n"
+    )
+
+
+@pytest.mark.skipif(shutil.which("fastcluster-metrics") is None, reason="script not installed")
+def test_console_script(data):
+    root, _ = data
+    out = subprocess.run(
+        [
+            "fastcluster-metrics",
+            "cells.csv",
+            "--truth",
+            "cell_type",
+            "--pred",
+            "leiden_a",
+            "--format",
+            "csv",
+            "--metrics",
+            "ARI",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == "prediction,n,adjusted_rand_score"
+    assert out.stdout.splitlines()[1].startswith(f"leiden_a,{N},")
+
+
+# --- outputs and options, in this process ------------------------------------------------------
+
+
+def test_table_output(data, cli):
+    _, frame = data
+    status, out, err = cli("cells.csv", "--truth", "cell_type", "--pred", "leiden_*")
+    assert (status, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == "truth: cell_type (cells.csv)"
+    header = lines[2].split()
+    assert header == ["metric", "leiden_a", "leiden_b"]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[4:]}
+    assert rows["samples"] == [f"{N}", f"{N}"]
+    want = _expected(frame)
+    assert rows["ARI"] == [f"{v:.4f}" for v in want["adjusted_rand_score"]]
+    assert rows["purity"] == [f"{v:.4f}" for v in want["purity_score"]]
+    assert len(rows) == 1 + len(METRICS)
+    assert len({len(line) for line in lines[2:]}) == 1  # aligned
+
+
+def test_table_of_many_predictions_has_one_row_each(data, cli):
+    status, out, _ = cli(
+        "cells.csv",
+        "--truth",
+        "cell_type",
+        "--pred",
+        "leiden_a",
+        "--pred",
+        "leiden_b",
+        "--pred",
+        "cell_type",
+        "--metrics",
+        "ARI,AMI",
+    )
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[2].split() == ["prediction", "n", "ARI", "AMI"]
+    assert [line.split()[0] for line in lines[4:]] == ["leiden_a", "leiden_b", "cell_type"]
+    assert lines[-1].split()[1:] == [f"{N}", "1.0000", "1.0000"]
+
+
+def test_csv_output_and_chosen_metrics(data, cli):
+    _, frame = data
+    status, out, _ = cli(
+        "cells.parquet",
+        "--truth",
+        "cell_type",
+        "--pred",
+        "leiden_b",
+        "--pred",
+        "leiden_a",
+        "--metrics",
+        "ARI,ami",
+        "--metrics",
+        "jaccard_index",
+        "--format",
+        "csv",
+    )
+    assert status == 0
+    got = pd.read_csv(io.StringIO(out), index_col="prediction")
+    assert list(got.columns) == [
+        "n",
+        "adjusted_rand_score",
+        "adjusted_mutual_info_score",
+        "jaccard_index",
+    ]
+    assert list(got.index) == ["leiden_b", "leiden_a"]
+    want = _expected(
+        frame,
+        ("leiden_b", "leiden_a"),
+        metrics=["adjusted_rand_score", "adjusted_mutual_info_score"],
+    )
+    np.testing.assert_allclose(got[want.columns].to_numpy(), want.to_numpy(), rtol=1e-12)
+    table = fcm.Contingency.from_labels(frame["cell_type"], frame["leiden_a"])
+    assert got.loc["leiden_a", "jaccard_index"] == pytest.approx(table.jaccard_index(), rel=1e-12)
+
+
+def test_h5ad_joined_with_parquet_by_cell_names(data, cli):
+    _, frame = data
+    status, out, err = cli(
+        "cells.h5ad",
+        "pred.parquet",
+        "--on",
+        "obs_names=barcode",
+        "--truth",
+        "cell_type",
+        "--pred",
+        "leiden_a",
+        "--format",
+        "json",
+    )
+    assert (status, err) == (0, "")
+    _check_json(out, _expected(frame, ("leiden_a",)))
+
+
+@pytest.mark.parametrize("policy", ["drop", "cluster"])
+@pytest.mark.parametrize("name", ["missing.csv", "missing.parquet"])
+def test_missing_labels_dropped_or_counted(data, cli, policy, name):
+    root, _ = data
+    missing = pd.read_csv(root / "missing.csv")
+    status, out, err = cli(
+        name,
+        "--truth",
+        "cell_type",
+        "--pred",
+        "leiden_a",
+        "--missing",
+        policy,
+        "--format",
+        "json",
+        "--chunk-rows",
+        "100",
+    )
+    assert (status, err) == (0, "")
+    want = fcm.compare_many(missing["cell_type"], {"leiden_a": missing["leiden_a"]}, missing=policy)
+    _check_json(out, want, n=N - 2 if policy == "drop" else N)
+
+
+def test_plot_and_output_file(data, cli):
+    pytest.importorskip("matplotlib")
+    root, _ = data
+    status, out, err = cli(
+        "cells.parquet",
+        "--truth",
+        "cell_type",
+        "--pred",
+        "leiden_a",
+        "--pred",
+        "leiden_b",
+        "--plot",
+        "summary.png",
+        "-o",
+        "scores.txt",
+    )
+    assert (status, out, err) == (0, "", "")
+    text = (root / "scores.txt").read_text()
+    assert text.startswith("truth: cell_type (cells.parquet)")
+    assert text.rstrip().endswith("plot: summary.png")
+    png = (root / "summary.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(png) > 20_000
+
+
+# --- every error: one line on stderr, exit status 1 (data) or 2 (usage) ----------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "status", "message"),
+    [
+        (["nofile.parquet", "--truth", "a", "--pred", "b"], 1, "no such file: nofile.parquet"),
+        (
+            ["cells.csv", "--truth", "celltype", "--pred", "leiden_a"],
+            1,
+            "cells.csv: no truth column 'celltype'; the columns are: cell, cell_type, leiden_a,"
+            " leiden_b",
+        ),
+        (
+            ["cells.h5ad", "--truth", "cell_type", "--pred", "louvain"],
+            1,
+            "cells.h5ad: no pred column 'louvain'; the columns are: obs_names, cell_type,"
+            " leiden_a, leiden_b",
+        ),
+        (
+            ["truth.csv", "pred.csv", "--on", "id", "--truth", "cell_type", "--pred", "leiden_a"],
+            1,
+            "truth.csv: no id column 'id'; the columns are: cell, cell_type",
+        ),
+        (
+            ["truth.csv", "pred.csv", "--truth", "cell_type", "--pred", "leiden_a"],
+            1,
+            "length mismatch: truth.csv has 300 rows and pred.csv has 290; pass --on COLUMN",
+        ),
+        (["bad.parquet", "--truth", "a", "--pred", "b"], 1, "cannot read bad.parquet as parquet:"),
+        (["bad.h5ad", "--truth", "a", "--pred", "b"], 1, "cannot read bad.h5ad as h5ad:"),
+        (
+            ["bad.csv", "--truth", "cell_type", "--pred", "leiden_a"],
+            1,
+            "cannot read bad.csv as csv:",
+        ),
+        (
+            ["missing.csv", "--truth", "cell_type", "--pred", "leiden_a"],
+            1,
+            "missing.csv: column 'leiden_a' has missing labels (the first in data row 5)",
+        ),
+        (
+            [
+                "late.parquet",
+                "--truth",
+                "cell_type",
+                "--pred",
+                "leiden_b",
+                "--chunk-rows",
+                "100",
+            ],
+            1,
+            "late.parquet: column 'leiden_b' has missing labels (the first in data row 251)",
+        ),
+        (
+            ["cells.csv", "--truth", "cell_type", "--pred", "leiden_a", "--metrics", "ARI,bogus"],
+            2,
+            "unknown metric 'bogus'",
+        ),
+        (
+            ["cells.csv", "--truth", "cell_type", "--pred", "leiden_a", "--missing", "ignore"],
+            2,
+            "argument --missing: invalid choice: 'ignore'",
+        ),
+        (
+            ["cells.csv", "--truth", "cell_type", "--pred", "leiden_a", "--on", "cell"],
+            2,
+            "--on joins two files",
+        ),
+        (
+            ["cells.csv", "--truth", "leiden_*", "--pred", "cell_type"],
+            2,
+            "--truth leiden_* names 2 columns",
+        ),
+        (["cells.dat", "--truth", "a", "--pred", "b"], 2, "cannot tell the format of cells.dat"),
+        (
+            ["cells.csv", "--truth", "cell_type", "--pred", "leiden_a", "--plot", "plot.txt"],
+            2,
+            "--plot plot.txt: the file name must end in one of",
+        ),
+        (
+            ["cells.csv", "--truth", "cell_type", "--pred", "leiden_a", "--plot", "no/dir/p.png"],
+            1,
+            "--plot no/dir/p.png: no such directory",
+        ),
+        (["demo", "--k-max", "1"], 2, "-n and --k-max must be at least 2"),
+        (
+            ["cells.csv", "--truth", "cell_type", "--pred", "leiden_a", "--chunk-rows", "0"],
+            2,
+            "--chunk-rows must be at least 1",
+        ),
+        (
+            [
+                "truth.csv",
+                "elsewhere.csv",
+                "--on",
+                "cell",
+                "--truth",
+                "cell_type",
+                "--pred",
+                "leiden_a",
+            ],
+            1,
+            "no ids in common: truth.csv and elsewhere.csv share no 'cell' value",
+        ),
+    ],
+)
+def test_errors(cli, args, status, message):
+    got, out, err = cli(*args)
+    assert got == status
+    assert out == ""
+    assert err.startswith(f"fastcluster-metrics: error: {message}")
+    assert err.count("\n") == 1  # one line, no traceback
+
+
+def test_unknown_format_read_with_input_format(data, cli):
+    root, _ = data
+    (root / "semicolons.dat").write_text("a;b\n1;2\n1;2\n")
+    status, out, _ = cli(
+        "semicolons.dat",
+        "--truth",
+        "a",
+        "--pred",
+        "b",
+        "--input-format",
+        "csv",
+        "--sep",
+        ";",
+        "--format",
+        "csv",
+        "--metrics",
+        "ARI",
+    )
+    assert status == 0
+    assert out == "prediction,n,adjusted_rand_score\nb,2,1.0\n"
+
+
+def test_duplicate_ids_refused(data, cli):
+    root, frame = data
+    pd.concat([frame, frame.iloc[:3]]).to_csv(root / "doubled.csv", index=False)
+    status, _, err = cli(
+        "truth.csv", "doubled.csv", "--on", "cell", "--truth", "cell_type", "--pred", "leiden_a"
+    )
+    assert status == 1
+    assert "id column 'cell' has 3 repeated values (such as 'cell0000')" in err
+
+
+def test_every_row_missing(data, cli):
+    root, _ = data
+    (root / "empty.csv").write_text("cell_type,leiden_a\nB,\nT,\n")
+    status, _, err = cli(
+        "empty.csv", "--truth", "cell_type", "--pred", "leiden_a", "--missing", "drop"
+    )
+    assert status == 1
+    assert "no samples to compare 'leiden_a' with 'cell_type'" in err
+
+
+# --- progress bar, demo ------------------------------------------------------------------------
+
+
+def test_progress_bar_on_a_terminal_only(cli, monkeypatch):
+    pytest.importorskip("tqdm")
+    args = [
+        "cells.parquet",
+        "--truth",
+        "cell_type",
+        "--pred",
+        "leiden_a",
+        "--chunk-rows",
+        "32",
+        "--format",
+        "csv",
+    ]
+    monkeypatch.setattr(_cli, "_PROGRESS_DELAY", 0.0)
+    assert cli(*args)[2] == ""  # stderr is not a terminal here
+    monkeypatch.setattr(_cli, "_stderr_is_tty", lambda: True)
+    status, _, err = cli(*args)
+    assert status == 0
+    assert "cells.parquet" in err
+    assert f"/{N} [" in err  # the bar counts rows of a known total
+    assert cli(*args, "--no-progress")[2] == ""
+
+
+def test_no_arguments_or_demo_options_run_the_demo(monkeypatch):
+    import fastcluster_metrics.__main__ as entry
+
+    calls = []
+    monkeypatch.setattr(entry, "demo", lambda argv: calls.append(list(argv)) or 0)
+    assert _cli.main([]) == 0
+    assert _cli.main(["demo", "--out", "x"]) == 0
+    assert _cli.main(["--out", "y", "-n", "10"]) == 0
+    assert calls == [[], ["--out", "x"], ["--out", "y", "-n", "10"]]
+
+
+def test_metric_names():
+    assert _cli.resolve_metrics(None) == METRICS
+    assert _cli.resolve_metrics(["all"]) == METRICS
+    assert _cli.resolve_metrics(["ari, V-measure", "purity_score,ARI"]) == [
+        "adjusted_rand_score",
+        "v_measure_score",
+        "purity_score",
+    ]
+    names = _cli.measure_names()
+    assert names[: len(METRICS)] == METRICS
+    assert "jaccard_index" in names
+    assert "pair_counts" not in names  # a dict, not one number
+    assert "to_numpy" not in names
+
+
+def test_demo(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    assert _cli.main(["--out", "example", "-n", "5000", "--k-max", "3", "--no-sklearn"]) == 0
+    text, err = capsys.readouterr()
+    assert err == ""
+    assert "1. Model selection" in text
+    assert "2. Speed: 5,000 simulated cells" in text
+    chosen = int(text.split("chosen k = ")[1].split(":")[0])
+    written = sorted(p.name for p in (tmp_path / "example").iterdir())
+    assert written == sorted(
+        [
+            "cells_contingency_leiden_mid.png",
+            f"digits_contingency_k{chosen}.png",
+            f"digits_pair_confusion_k{chosen}.png",
+            "digits_kmeans.csv",
+            "digits_scores_vs_k.png",
+        ]
+    )
+    for name in written:
+        if name.endswith(".png"):
+            assert (tmp_path / "example" / name).read_bytes()[:4] == b"\x89PNG"
+    runs = pd.read_csv(tmp_path / "example" / "digits_kmeans.csv")
+    assert list(runs.columns) == ["image", "digit", "k2", "k3"]
+    assert len(runs) == 1797
+    # The k chosen is the one whose clustering (as written out) has the highest AMI.
+    ami = fcm.compare_many(runs["digit"], {k: runs[f"k{k}"] for k in (2, 3)})[
+        "adjusted_mutual_info_score"
+    ]
+    assert chosen == int(ami.idxmax())
+    assert f"{ami[chosen]:.4f}" in text

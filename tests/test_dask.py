@@ -1,0 +1,171 @@
+"""Dask: one table per partition on separate worker processes, merged as a tree, equals the
+table and the scores computed in memory."""
+
+import doctest
+import gc
+
+import numpy as np
+import pandas as pd
+import pytest
+
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import fastcluster_metrics as fcm  # noqa: E402
+import fastcluster_metrics.dask as fcm_dask  # noqa: E402
+
+CELL_TYPES = np.array(["B", "NK", "T", "mono", "DC", "pDC"])
+
+
+@pytest.fixture(scope="module")
+def client():
+    """One cluster of two worker processes for the whole module, closed without leaks."""
+    with (
+        distributed.LocalCluster(
+            processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+    gc.collect()  # sockets and pipes of the cluster are closed by now, not left to the GC
+
+
+def assert_same_table(got, want):
+    np.testing.assert_array_equal(got.classes, want.classes)
+    np.testing.assert_array_equal(got.clusters, want.clusters)
+    for a, b in zip(got.cells, want.cells, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def assert_same_scores(got, labels_true, labels_pred, **kw):
+    want = fcm.evaluate(labels_true, labels_pred, **kw)
+    assert list(got) == list(want)
+    for name in want:
+        assert got[name] == pytest.approx(want[name], rel=1e-12, abs=1e-12), name
+    assert got.n == want.n
+
+
+@pytest.fixture(scope="module")
+def labels():
+    """Sorted by cell type: most partitions lack most classes; prediction 99 only at the end."""
+    rng = np.random.default_rng(3)
+    n = 30_000
+    truth = np.sort(CELL_TYPES[rng.integers(0, 6, n)])
+    pred = rng.integers(0, 15, n)
+    pred[-50:] = 99
+    return truth, pred
+
+
+def test_arrays_with_other_chunks_and_absent_labels(client, labels):
+    truth, pred = labels
+    true_d = da.from_array(truth, chunks=2_000)  # 15 partitions: a two-level tree
+    pred_d = da.from_array(pred, chunks=7_000)  # rechunked to match
+    with distributed.get_task_stream(client) as stream:
+        got = fcm_dask.contingency(true_d, pred_d, split_every=4)
+    assert_same_table(got, fcm.Contingency.from_labels(truth, pred))
+    assert got == fcm.Contingency.from_labels(truth, pred)
+    names = [t["key"][0] if isinstance(t["key"], tuple) else t["key"] for t in stream.data]
+    assert sum(str(k).startswith("_count-") for k in names) == 15
+    assert sum(str(k).startswith("_merge-") for k in names) == 4 + 1
+    workers = {t["worker"] for t in stream.data}
+    assert len(workers) == 2
+    assert_same_scores(fcm_dask.evaluate(true_d, pred_d), truth, pred)
+
+
+def test_dataframe_columns_categorical_and_strings(client, labels):
+    truth, pred = labels
+    frame = pd.DataFrame({"cell_type": pd.Categorical(truth), "name": truth, "leiden": pred})
+    ddf = dd.from_pandas(frame, npartitions=6)
+    want = fcm.Contingency.from_labels(truth, pred)
+    for column in ("cell_type", "name"):
+        with distributed.get_task_stream(client) as stream:
+            assert_same_table(fcm_dask.contingency(ddf[column], ddf["leiden"]), want)
+        # columns of one frame: one task counts both columns of a partition
+        keys = [str(t["key"][0] if isinstance(t["key"], tuple) else t["key"]) for t in stream.data]
+        assert sum(k.startswith("_count_frame-") for k in keys) == 6
+        assert not any(k.startswith("_count-") for k in keys)
+    scores = fcm_dask.evaluate(ddf["leiden"], ddf["cell_type"], metrics=["purity_score"])
+    assert_same_scores(scores, pred, truth, metrics=["purity_score"])
+
+
+def test_series_of_different_partitions_are_aligned(client, labels):
+    truth, pred = labels
+    true_d = dd.from_pandas(pd.Series(truth), npartitions=5)
+    pred_d = dd.from_pandas(pd.Series(pred), npartitions=3)
+    assert_same_table(
+        fcm_dask.contingency(true_d, pred_d), fcm.Contingency.from_labels(truth, pred)
+    )
+
+
+@pytest.mark.parametrize("missing", ["drop", "cluster"])
+def test_missing_labels(client, labels, missing):
+    truth, pred = labels
+    truth = truth.astype(object)
+    truth[::97] = None
+    pred = pred.astype(float)
+    pred[:3000] = np.nan  # the whole first partition
+    true_d, pred_d = da.from_array(truth, chunks=3000), da.from_array(pred, chunks=3000)
+    got = fcm_dask.contingency(true_d, pred_d, missing=missing)
+    assert_same_table(got, fcm.Contingency.from_labels(truth, pred, missing=missing))
+    scores = fcm_dask.evaluate(true_d, pred_d, missing=missing)
+    assert_same_scores(scores, truth, pred, missing=missing)
+    with pytest.raises(ValueError, match="labels are missing"):
+        fcm_dask.contingency(true_d, pred_d)
+
+
+def test_delayed_result(client, labels):
+    truth, pred = labels
+    true_d, pred_d = da.from_array(truth, chunks=9000), da.from_array(pred, chunks=9000)
+    lazy = fcm_dask.contingency(true_d, pred_d, compute=False)
+    assert lazy.compute() == fcm.Contingency.from_labels(truth, pred)
+
+
+def test_bad_inputs():
+    x = da.from_array(np.arange(10), chunks=5)
+    with pytest.raises(TypeError, match="both be 1-D dask arrays or both dask DataFrame"):
+        fcm_dask.contingency(x, np.arange(10))
+    with pytest.raises(ValueError, match="labels_true must be 1D"):
+        fcm_dask.contingency(da.zeros((4, 2), chunks=2), x)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples: \\[10, 9\\]"):
+        fcm_dask.contingency(x, x[:9])
+    with pytest.raises(ValueError, match="split_every"):
+        fcm_dask.contingency(x, x, split_every=1)
+    with pytest.raises(ValueError, match="unknown metrics"):
+        fcm_dask.evaluate(x, x, metrics=["nope"])
+
+
+def test_docstring_examples(client):
+    result = doctest.testmod(fcm_dask, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def test_files_read_on_the_workers(client, labels, tmp_path):
+    """Parquet files split by row groups, CSV files whole: one task each, on the workers."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    truth, pred = labels
+    frame = pd.DataFrame({"cell_type": pd.Categorical(truth), "leiden": pred})
+    parts = np.array_split(np.arange(len(truth)), 3)  # sorted truth: other classes per file
+    for k, rows in enumerate(parts[:2]):
+        table = pa.Table.from_pandas(frame.iloc[rows], preserve_index=False)
+        pq.write_table(table, tmp_path / f"part{k}.parquet", row_group_size=1000)
+    frame.iloc[parts[2]].to_csv(tmp_path / "part2.csv", index=False)
+    want = fcm.Contingency.from_labels(truth, pred)
+    with distributed.get_task_stream(client) as stream:
+        got = fcm_dask.read_contingency(tmp_path, "cell_type", "leiden", row_groups_per_task=4)
+    assert_same_table(got, want)
+    keys = [str(t["key"][0] if isinstance(t["key"], tuple) else t["key"]) for t in stream.data]
+    assert sum(k.startswith("_read_task-") for k in keys) == 3 + 3 + 1  # 10 row groups a file
+    by_glob = fcm_dask.read_contingency(str(tmp_path / "part*.parquet"), "cell_type", "leiden")
+    want = fcm.Contingency.from_labels(truth[: 2 * len(parts[0])], pred[: 2 * len(parts[0])])
+    assert_same_table(by_glob, want)
+    lazy = fcm_dask.read_contingency([tmp_path / "part2.csv"], "leiden", "cell_type", compute=False)
+    want = fcm.Contingency.from_labels(pred[parts[2]], truth[parts[2]])
+    assert_same_table(lazy.compute(), want)
+    with pytest.raises(FileNotFoundError, match="no file matches"):
+        fcm_dask.read_contingency(str(tmp_path / "*.feather"), "cell_type", "leiden")
+    with pytest.raises(ValueError, match="row_groups_per_task"):
+        fcm_dask.read_contingency(tmp_path, "cell_type", "leiden", row_groups_per_task=0)

@@ -1,0 +1,313 @@
+"""Chunked and streamed tables equal the table of the whole labels, computed in one call."""
+
+import doctest
+import itertools
+import pickle
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.feather as feather
+import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import fastcluster_metrics as fcm
+from fastcluster_metrics import _evaluate, _stream
+
+METRICS = list(_evaluate.METRICS)
+CELL_TYPES = np.array(["B", "NK", "T", "mono", "DC", "pDC"])
+
+
+def assert_same_table(got, want):
+    """Exactly the same table: labels (in order) and every cell."""
+    np.testing.assert_array_equal(got.classes, want.classes)
+    np.testing.assert_array_equal(got.clusters, want.clusters)
+    assert got.shape == want.shape
+    for a, b in zip(got.cells, want.cells, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert got.n == want.n
+
+
+def assert_same_scores(table, labels_true, labels_pred, **kw):
+    for name in METRICS:
+        want = getattr(fcm, name)(labels_true, labels_pred, **kw)
+        assert getattr(table, name)() == pytest.approx(want, rel=1e-12, abs=1e-12), name
+
+
+def chunked(n_chunks, *arrays):
+    return zip(*(np.array_split(a, n_chunks) for a in arrays), strict=True)
+
+
+# --- the accumulator -------------------------------------------------------------------------
+
+FORMS = {
+    "numpy": lambda x: x,
+    "list": lambda x: x.tolist(),
+    "categorical": lambda x: pd.Categorical(x),
+    "series": lambda x: pd.Series(x),
+    "arrow": lambda x: pa.array(x),
+    "arrow dictionary": lambda x: pa.array(x).dictionary_encode(),
+}
+
+streams = st.integers(1, 80).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(0, 5), min_size=n, max_size=n),
+        st.lists(st.integers(-2, 6), min_size=n, max_size=n),
+        st.lists(st.integers(0, n), max_size=6),  # chunk boundaries
+        st.lists(st.sampled_from(sorted(FORMS)), min_size=7, max_size=7),
+        st.booleans(),  # sort by truth: chunks then hold disjoint classes
+    )
+)
+
+
+@given(streams)
+def test_chunks_in_any_form_equal_one_call(stream):
+    true_codes, pred, cuts, forms, by_truth = stream
+    labels_true, labels_pred = CELL_TYPES[true_codes], np.asarray(pred)
+    if by_truth:
+        order = np.argsort(labels_true, kind="stable")
+        labels_true, labels_pred = labels_true[order], labels_pred[order]
+    acc = fcm.ContingencyAccumulator()
+    bounds = [0, *sorted(cuts), len(labels_true)]
+    for k, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+        form = FORMS[forms[k]]
+        acc.update(form(labels_true[lo:hi]), form(labels_pred[lo:hi]))
+    want = fcm.Contingency.from_labels(labels_true, labels_pred)
+    assert_same_table(acc.table, want)
+    assert acc.table == want
+    assert acc.n == len(labels_true)
+    assert_same_scores(acc.table, labels_true, labels_pred)
+    got = acc.evaluate()
+    for name, value in fcm.evaluate(labels_true, labels_pred).items():
+        assert got[name] == pytest.approx(value, rel=1e-12, abs=1e-12, nan_ok=True), name
+
+
+@pytest.mark.parametrize("missing", ["drop", "cluster"])
+def test_missing_labels_across_chunks(missing):
+    rng = np.random.default_rng(5)
+    labels_true = CELL_TYPES[rng.integers(0, 6, 3000)].astype(object)
+    labels_true[rng.random(3000) < 0.05] = None
+    labels_pred = rng.integers(0, 9, 3000).astype(float)
+    labels_pred[rng.random(3000) < 0.05] = np.nan
+    labels_pred[:1000] = np.nan  # one chunk has every prediction missing
+    acc = fcm.ContingencyAccumulator(missing=missing)
+    for k, (t, p) in enumerate(chunked(6, labels_true, labels_pred)):
+        # each chunk in another form: None, pandas NaN in a Categorical, Arrow nulls
+        acc.update(pd.Categorical(t) if k % 3 == 1 else pa.array(t) if k % 3 == 2 else t, p)
+    want = fcm.Contingency.from_labels(labels_true, labels_pred, missing=missing)
+    assert_same_table(acc.table, want)
+    assert_same_scores(acc.table, labels_true, labels_pred, missing=missing)
+    if missing == "cluster":
+        assert acc.table.classes[-1] is None and np.isnan(acc.table.clusters[-1])
+
+
+def test_missing_labels_are_refused_by_default():
+    acc = fcm.ContingencyAccumulator()
+    acc.update(["a", "b"], [0, 1])
+    with pytest.raises(ValueError, match="1 of 3 labels are missing"):
+        acc.update(np.array(["a", None, "b"], dtype=object), [0, 0, 1])
+    with pytest.raises(fcm.InvalidParameterError, match="'missing' parameter"):
+        fcm.ContingencyAccumulator(missing="ignore")
+    with pytest.raises(ValueError, match="inconsistent numbers of samples: \\[2, 3\\]"):
+        acc.update([0, 1], [0, 1, 1])
+    assert acc.n == 2  # a refused chunk counts nothing
+
+
+def test_merges_are_batched(monkeypatch):
+    """Partial tables wait and merge in batches: each chunk's cells are merged an amortised
+    constant number of times, not the whole table once per chunk."""
+    monkeypatch.setattr(_stream, "_MIN_MERGE_CELLS", 8)
+    merged_cells = []
+    merge = _stream.merge
+
+    def counting_merge(parts):
+        merged_cells.append(sum(p.nnz for p in parts))
+        return merge(parts)
+
+    monkeypatch.setattr(_stream, "merge", counting_merge)
+    rng = np.random.default_rng(1)
+    labels_true, labels_pred = rng.integers(0, 30, 200_000), rng.integers(0, 40, 200_000)
+    acc = fcm.ContingencyAccumulator()
+    chunk_cells = 0
+    for t, p in chunked(400, labels_true, labels_pred):
+        acc.update(t, p)
+        chunk_cells += fcm.Contingency.from_labels(t, p).nnz
+    table = acc.table
+    assert table == fcm.Contingency.from_labels(labels_true, labels_pred)
+    assert len(merged_cells) < 400 / 2
+    # a per-chunk merge of the growing table would touch ~ 400 x 1200 cells
+    assert sum(merged_cells) <= 3 * chunk_cells
+
+
+def test_accumulators_add_and_pickle():
+    rng = np.random.default_rng(2)
+    labels_true = CELL_TYPES[rng.integers(0, 6, 1000)]
+    labels_pred = rng.integers(0, 5, 1000)
+    a = fcm.ContingencyAccumulator().update(labels_true[:300], labels_pred[:300])
+    b = fcm.ContingencyAccumulator().update(labels_true[300:], labels_pred[300:])
+    b = pickle.loads(pickle.dumps(b))
+    assert (a + b).table == fcm.Contingency.from_labels(labels_true, labels_pred)
+    assert (a + b).n == 1000
+    assert repr(a) == "ContingencyAccumulator(n=300, missing='raise')"
+    with pytest.raises(ValueError, match="missing='raise' and missing='drop'"):
+        a + fcm.ContingencyAccumulator(missing="drop")
+
+
+def test_unlike_labels_never_merge_as_equal():
+    acc = fcm.ContingencyAccumulator().update([1, 2], [0, 0]).update(["1", "2"], [0, 0])
+    with pytest.raises(TypeError, match="classes cannot be sorted together"):
+        _ = acc.table
+    big = np.array([2**63 + 1], dtype=np.uint64)
+    acc = fcm.ContingencyAccumulator().update(big, [0]).update(np.array([2**62]), [0])
+    assert acc.table.classes.tolist() == [2**62, 2**63 + 1]
+
+
+def test_an_empty_accumulator_is_the_empty_table():
+    acc = fcm.ContingencyAccumulator()
+    assert acc.n == 0
+    assert acc.table == fcm.Contingency.from_labels([], [])
+    acc.update([], [])
+    assert acc.table.shape == (0, 0)
+
+
+# --- files -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cells():
+    """Labels sorted by cell type: row groups and batches hold different label sets; a
+    nullable integer column with missing values."""
+    rng = np.random.default_rng(11)
+    n = 20_000
+    truth = np.sort(CELL_TYPES[rng.integers(0, 6, n)])
+    leiden = rng.integers(0, 12, n)
+    louvain = pd.array(rng.integers(0, 7, n), dtype="Int64")
+    louvain[rng.random(n) < 0.02] = pd.NA
+    return pd.DataFrame(
+        {
+            "cell_type": truth,
+            "cell_type_cat": pd.Categorical(truth),
+            "leiden": leiden,
+            "louvain": louvain,
+            "score": rng.random(n),
+        }
+    )
+
+
+def write(frame, path):
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    name = path.name
+    if name.endswith(".parquet"):
+        pq.write_table(table, path, row_group_size=3000)
+    elif name.endswith((".csv", ".csv.gz", ".tsv")):
+        plain = frame.assign(cell_type_cat=frame["cell_type_cat"].astype(str))
+        plain.to_csv(path, index=False, sep="\t" if name.endswith(".tsv") else ",")
+    elif name.endswith(".arrows"):
+        with ipc.new_stream(path, table.schema) as writer:
+            writer.write_table(table, max_chunksize=2500)
+    else:
+        feather.write_feather(table, path, chunksize=2500)
+    return path
+
+
+FILES = ["cells.parquet", "cells.csv", "cells.csv.gz", "cells.tsv", "cells.arrow", "cells.arrows"]
+
+
+@pytest.mark.parametrize("name", FILES)
+@pytest.mark.parametrize(("truth", "pred"), [("cell_type", "leiden"), ("cell_type_cat", "leiden")])
+def test_files_equal_the_columns_in_memory(tmp_path, cells, name, truth, pred):
+    path = write(cells, tmp_path / name)
+    got = fcm.read_contingency(path, truth=truth, pred=pred, batch_size=1000, progress=False)
+    want = fcm.Contingency.from_labels(cells[truth], cells[pred])
+    assert_same_table(got, want)
+    assert_same_scores(got, cells[truth], cells[pred])
+
+
+@pytest.mark.parametrize("name", ["cells.parquet", "cells.csv", "cells.arrow"])
+@pytest.mark.parametrize("missing", ["drop", "cluster"])
+def test_files_with_missing_labels(tmp_path, cells, name, missing):
+    path = write(cells, tmp_path / name)
+    got = fcm.read_contingency(path, "louvain", "cell_type", batch_size=4096, missing=missing)
+    # Arrow reads the nullable column as int64 with nulls: the missing label is None, as for
+    # that Arrow column in memory (a pandas Int64 column would make it NaN).
+    louvain = pa.Table.from_pandas(cells)["louvain"]
+    want = fcm.Contingency.from_labels(louvain, cells["cell_type"], missing=missing)
+    assert_same_table(got, want)
+    assert_same_scores(got, cells["louvain"], cells["cell_type"], missing=missing)
+    with pytest.raises(ValueError, match="labels are missing"):
+        fcm.read_contingency(path, "louvain", "cell_type")
+
+
+def test_parquet_strings_arrive_dictionary_encoded_in_bounded_batches(tmp_path, cells, monkeypatch):
+    seen = []
+    partial = _stream.partial
+
+    def spy(labels_true, labels_pred, missing):
+        seen.append((labels_true.type, len(labels_true)))
+        return partial(labels_true, labels_pred, missing)
+
+    monkeypatch.setattr(_stream, "partial", spy)
+    path = write(cells, tmp_path / "cells.parquet")
+    fcm.read_contingency(path, "cell_type", "leiden", batch_size=1000)
+    assert len(seen) == 20  # 20,000 rows in batches of 1,000
+    assert all(pa.types.is_dictionary(t) and n <= 1000 for t, n in seen)
+    seen.clear()
+    fcm.read_contingency(
+        write(cells, tmp_path / "cells.csv"), "cell_type", "leiden", batch_size=500
+    )
+    assert len(seen) >= 10  # blocks sized to about 500 rows
+    assert all(pa.types.is_dictionary(t) for t, _ in seen)
+
+
+def test_progress_bar_and_switching_it_off(tmp_path, cells, monkeypatch, capsys):
+    monkeypatch.setattr(_stream, "_PROGRESS_DELAY", 0.0)
+    path = write(cells, tmp_path / "cells.parquet")
+    fcm.read_contingency(path, "cell_type", "leiden", batch_size=5000)
+    err = capsys.readouterr().err
+    assert "cells.parquet" in err
+    assert "20.0k/20.0k" in err
+    fcm.read_contingency(path, "cell_type", "leiden", batch_size=5000, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_format_by_name_and_bad_arguments(tmp_path, cells):
+    path = write(cells, tmp_path / "cells.parquet")
+    renamed = path.rename(tmp_path / "cells.data")
+    want = fcm.Contingency.from_labels(cells["cell_type"], cells["leiden"])
+    assert fcm.read_contingency(renamed, "cell_type", "leiden", format="parquet") == want
+    with pytest.raises(ValueError, match="cannot tell the format"):
+        fcm.read_contingency(renamed, "cell_type", "leiden")
+    with pytest.raises(ValueError, match="unknown format 'xlsx'"):
+        fcm.read_contingency(renamed, "cell_type", "leiden", format="xlsx")
+    with pytest.raises(KeyError, match="no column 'cluster'"):
+        fcm.read_contingency(renamed, "cell_type", "cluster", format="parquet")
+    with pytest.raises(ValueError, match="batch_size must be at least 1"):
+        fcm.read_contingency(renamed, "cell_type", "leiden", format="parquet", batch_size=0)
+    csv = write(cells, tmp_path / "cells.csv")
+    with pytest.raises(KeyError, match="no column 'cluster'"):
+        fcm.read_contingency(csv, "cell_type", "cluster")
+    arrow = write(cells, tmp_path / "cells.feather")
+    with pytest.raises(KeyError, match="no column 'cluster'"):
+        fcm.read_contingency(arrow, "cluster", "leiden")
+
+
+def test_same_column_twice(tmp_path, cells):
+    path = write(cells, tmp_path / "cells.arrow")
+    got = fcm.read_contingency(path, "leiden", "leiden", batch_size=999)
+    assert got == fcm.Contingency.from_labels(cells["leiden"], cells["leiden"])
+
+
+def test_csv_type_inference_is_from_the_first_block(tmp_path):
+    path = tmp_path / "late.csv"
+    path.write_text("a,b\n" + "1,0\n" * 50_000 + "x,0\n")  # 200 kB: several blocks
+    with pytest.raises(pa.ArrowInvalid):
+        fcm.read_contingency(path, "a", "b", batch_size=100)
+
+
+def test_docstring_examples():
+    result = doctest.testmod(_stream, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0
+    assert result.failed == 0
