@@ -144,6 +144,7 @@ MISSING_INPUTS = {
         ["a", None, "b", "a", None, "b"], dtype=pl.Enum(["zz", "b", "unused", "a"])
     ),
     "arrow null": lambda: pa.array(["a", None, "b", "a", None, "b"]),
+    "arrow float NaN": lambda: pa.chunked_array([[0.0, np.nan, 1.0], [0.0, None, 1.0]]),
     "arrow dictionary null": lambda: pa.array(["a", None, "b", "a", None, "b"]).dictionary_encode(),
     "pandas Int64 NA": lambda: pd.Series([-7, None, 2**40, -7, None, 2**40], dtype="Int64"),
     "pandas UInt8 NA": lambda: pd.array([3, None, 200, 3, None, 200], dtype="UInt8"),
@@ -194,6 +195,19 @@ def test_nullable_columns_without_missing_are_their_values(dtype):
     assert got == want
     assert got.classes.tolist() == want.classes.tolist()
     assert fcm.adjusted_rand_score(series, pred) == sk.adjusted_rand_score(values, pred)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint32, np.int16, np.float64])
+def test_misaligned_buffers_are_read(dtype):
+    # Arrays unpickled in another process (Dask workers) can sit at odd addresses.
+    n = 1000
+    raw = np.zeros(n * np.dtype(dtype).itemsize + 1, dtype=np.uint8)[1:].view(dtype)
+    raw[:] = np.arange(n) % 7
+    assert not raw.flags.aligned
+    pred = np.arange(n) % 5
+    want = fcm.Contingency.from_labels(np.arange(n) % 7, pred)
+    assert fcm.Contingency.from_labels(raw, pred) == want
+    assert fcm.adjusted_rand_score(pred, raw) == fcm.adjusted_rand_score(pred, np.arange(n) % 7)
 
 
 def test_missing_drop_uses_both_sides():

@@ -33,6 +33,9 @@ def _dictionary_parts(arr: Any) -> tuple[Any, Any]:
             return indices, dictionary
         arr = arr.combine_chunks()
     if not pa.types.is_dictionary(arr.type):
+        if pa.types.is_floating(arr.type):
+            # NaN is a missing label, as in a numpy float array.
+            arr = pc.if_else(pc.is_nan(arr), pa.scalar(None, arr.type), arr)
         if pa.types.is_string_view(arr.type):
             arr = arr.cast(pa.large_string())
         arr = pc.dictionary_encode(arr)

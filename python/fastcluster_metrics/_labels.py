@@ -153,9 +153,11 @@ def _missing_values() -> tuple[object, ...]:
 
 
 def _native_contiguous(arr: NDArray[Any]) -> NDArray[Any]:
+    """The array in native byte order, C-contiguous and aligned (a buffer unpickled from
+    another process may be misaligned), copied only when it is not already so."""
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
-    return np.ascontiguousarray(arr)
+    return np.require(arr, requirements=["C", "A"])
 
 
 def _special(labels: Any) -> bool:
