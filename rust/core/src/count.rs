@@ -52,7 +52,7 @@ pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
         })
     };
     let mut cells = Vec::new();
-    let sorted = counters.len() == 1 && counters[0].sparse.is_empty();
+    let sorted = counters.len() == 1 && counters[0].is_dense();
     for counter in counters {
         counter.drain_into(&mut cells);
     }
@@ -170,7 +170,7 @@ pub fn count_columns<A: Label, B: Label>(
     per_column
         .into_iter()
         .map(|counters| {
-            let sorted = counters.len() == 1 && counters[0].sparse.is_empty();
+            let sorted = counters.len() == 1 && counters[0].is_dense();
             let mut cells = Vec::new();
             for counter in counters {
                 counter.drain_into(&mut cells);
@@ -247,6 +247,8 @@ struct Span {
     b_hi: u64,
 }
 
+/// Distinct pairs in a counter's hash map beyond which it spills pairs to a list.
+const SPILL_AT: usize = 1 << 16;
 /// Windows of at most this many cells count in four interleaved copies.
 const LANES_MAX: u64 = 1 << 13;
 
@@ -350,7 +352,13 @@ impl Window {
 struct Counter {
     window: Option<Window>,
     sparse: HashMap<(u64, u64), u64, FixedState>,
+    /// Once the hash map holds `SPILL_AT` pairs (many distinct pairs, such as
+    /// all-singleton clusters), pairs outside the window are appended here instead
+    /// and sorted once at the end, which is several times faster than hashing them.
+    spill: Vec<(u64, u64, u64)>,
     limit: u64,
+    /// The window has grown to its limit and grows no more.
+    full: bool,
 }
 
 impl Counter {
@@ -358,8 +366,15 @@ impl Counter {
         Counter {
             window: None,
             sparse: HashMap::with_hasher(FixedState::default()),
+            spill: Vec::new(),
             limit,
+            full: false,
         }
+    }
+
+    /// Whether every pair went to the window (its cells then come out sorted).
+    fn is_dense(&self) -> bool {
+        self.sparse.is_empty() && self.spill.is_empty()
     }
 
     /// Counts one chunk (at most `CHUNK` pairs).
@@ -393,9 +408,18 @@ impl Counter {
         }
         match &mut self.window {
             Some(w) if w.covers(span) => w.add(ka, kb),
+            _ if !self.spill.is_empty() => {
+                self.spill
+                    .extend(ka.iter().zip(kb).map(|(&x, &y)| (x, y, 1)));
+            }
             _ => {
                 for (&x, &y) in ka.iter().zip(kb) {
                     *self.sparse.entry((x, y)).or_insert(0) += 1;
+                }
+                if self.sparse.len() >= SPILL_AT {
+                    self.spill.reserve(2 * SPILL_AT);
+                    self.spill
+                        .extend(self.sparse.drain().map(|((x, y), c)| (x, y, c)));
                 }
             }
         }
@@ -404,6 +428,9 @@ impl Counter {
     /// Grows (or creates) the window to cover `span`, with room to spare, if
     /// that stays within the limit; otherwise leaves it as it is.
     fn try_grow(&mut self, span: Span) {
+        if self.full {
+            return;
+        }
         let (a, b) = match &self.window {
             None => ((span.a_lo, span.a_hi), (span.b_lo, span.b_hi)),
             Some(w) => (
@@ -418,10 +445,28 @@ impl Counter {
                 union(w.b0, w.nb, span.b_lo, span.b_hi),
             ),
         };
-        let Some((a, b)) = [(a, b), exact]
-            .into_iter()
-            .find(|&(a, b)| cells(a, b).is_some_and(|c| c <= self.limit))
-        else {
+        let fits = |(a, b): ((u64, u64), (u64, u64))| cells(a, b).is_some_and(|c| c <= self.limit);
+        let (a, b) = if fits((a, b)) {
+            (a, b)
+        } else if fits(exact) {
+            // The last growth: as large as the limit allows in the direction the labels
+            // grew, and never again (copying a near-limit window per chunk costs more
+            // than counting the rest in the hash map).
+            self.full = true;
+            match &self.window {
+                None => exact,
+                Some(w) => {
+                    let (ea, eb) = exact;
+                    let na = ea.1 - ea.0 + 1;
+                    let nb = eb.1 - eb.0 + 1;
+                    if eb != (w.b0, w.b0 + w.nb - 1) {
+                        (ea, extend(eb, w.b0, self.limit / na))
+                    } else {
+                        (extend(ea, w.a0, self.limit / nb), eb)
+                    }
+                }
+            }
+        } else {
             return;
         };
         let mut window = Window::new(a, b);
@@ -450,6 +495,7 @@ impl Counter {
             }
         }
         out.extend(self.sparse.into_iter().map(|((x, y), c)| (x, y, c)));
+        out.extend(self.spill);
     }
 }
 
@@ -469,6 +515,17 @@ fn grow(start: u64, len: u64, s_lo: u64, s_hi: u64) -> (u64, u64) {
         hi = hi.max((start + (len - 1)).saturating_add(len));
     }
     (lo, hi)
+}
+
+/// The range `r` (which covers the old window starting at `old_start`) widened to
+/// `len` keys on the side where it grew past the old window.
+fn extend(r: (u64, u64), old_start: u64, len: u64) -> (u64, u64) {
+    let len = len.max(r.1 - r.0 + 1);
+    if r.0 < old_start {
+        (r.1.saturating_sub(len - 1), r.1)
+    } else {
+        (r.0, r.0.saturating_add(len - 1))
+    }
 }
 
 fn cells(a: (u64, u64), b: (u64, u64)) -> Option<u64> {

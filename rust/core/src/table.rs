@@ -50,10 +50,12 @@ impl Table {
         threads: usize,
     ) -> Result<Table, Error> {
         if !sorted {
-            if threads > 1 && cells.len() > 1 << 16 {
-                pool::run(|| cells.par_sort_unstable_by_key(|&(a, b, _)| (a, b)));
-            } else {
-                cells.sort_unstable_by_key(|&(a, b, _)| (a, b));
+            if !radix_sort(&mut cells) {
+                if threads > 1 && cells.len() > 1 << 16 {
+                    pool::run(|| cells.par_sort_unstable_by_key(|&(a, b, _)| (a, b)));
+                } else {
+                    cells.sort_unstable_by_key(|&(a, b, _)| (a, b));
+                }
             }
             cells.dedup_by(|next, kept| {
                 let same = next.0 == kept.0 && next.1 == kept.1;
@@ -177,6 +179,62 @@ impl Table {
     pub fn n_cols(&self) -> usize {
         self.col_sums.len()
     }
+}
+
+/// Sorts many cells by (row key, column key) with an LSD radix sort when both key
+/// ranges pack into one `u64` (always so for codes, ids and moderate label values):
+/// the pair becomes `(a - a_min) * b_range + (b - b_min)`, and only the digits that
+/// vary are sorted. Returns false, leaving `cells` as they were, otherwise.
+fn radix_sort(cells: &mut [(u64, u64, u64)]) -> bool {
+    const BITS: u32 = 11;
+    const RADIX: usize = 1 << BITS;
+    if cells.len() < 1 << 12 {
+        return false;
+    }
+    let (mut a_lo, mut a_hi, mut b_lo, mut b_hi) = (u64::MAX, 0, u64::MAX, 0);
+    for &(a, b, _) in cells.iter() {
+        a_lo = a_lo.min(a);
+        a_hi = a_hi.max(a);
+        b_lo = b_lo.min(b);
+        b_hi = b_hi.max(b);
+    }
+    let b_range = b_hi - b_lo + 1; // cannot overflow unless b spans all of u64
+    let Some(max) = (b_hi - b_lo)
+        .checked_add(1)
+        .and_then(|r| (a_hi - a_lo).checked_mul(r))
+        .and_then(|m| m.checked_add(b_hi - b_lo))
+    else {
+        return false;
+    };
+    let mut keyed: Vec<(u64, u64)> = cells
+        .iter()
+        .map(|&(a, b, c)| ((a - a_lo) * b_range + (b - b_lo), c))
+        .collect();
+    let mut buffer = vec![(0u64, 0u64); keyed.len()];
+    let passes = (u64::BITS - max.leading_zeros()).div_ceil(BITS);
+    for pass in 0..passes {
+        let shift = pass * BITS;
+        let mut start = [0usize; RADIX];
+        for &(k, _) in &keyed {
+            start[((k >> shift) as usize) & (RADIX - 1)] += 1;
+        }
+        let mut total = 0;
+        for s in start.iter_mut() {
+            let count = *s;
+            *s = total;
+            total += count;
+        }
+        for &item in &keyed {
+            let d = ((item.0 >> shift) as usize) & (RADIX - 1);
+            buffer[start[d]] = item;
+            start[d] += 1;
+        }
+        std::mem::swap(&mut keyed, &mut buffer);
+    }
+    for (cell, &(k, c)) in cells.iter_mut().zip(&keyed) {
+        *cell = (a_lo + k / b_range, b_lo + k % b_range, c);
+    }
+    true
 }
 
 /// Finds a column key's position among the sorted distinct column keys: by binary
