@@ -576,6 +576,10 @@ mod tests {
             (200_000, 1000, 1000, 1),
             (70_000, 70_000, 50, 1),
             (100_000, 40, 40, 1 << 40),
+            // Hash map past SPILL_AT pairs: spilled pairs, radix-sorted (packable keys)...
+            (300_000, 300_000, 3, 1 << 33),
+            // ...or comparison-sorted (keys too wide to pack).
+            (300_000, 300_000, 300_000, 1 << 40),
         ] {
             let a: Vec<i64> = (0..n)
                 .map(|_| (lcg(&mut seed) % ka) as i64 * spread - 3)
