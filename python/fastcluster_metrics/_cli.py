@@ -104,7 +104,7 @@ def resolve_metrics(specs: Sequence[str] | None) -> list[str]:
         for word in (w.strip() for w in spec.split(",")):
             if not word:
                 continue
-            names = list(METRICS) if word.lower() == "all" else [lookup.get(word.lower(), "")]
+            names = known if word.lower() == "all" else [lookup.get(word.lower(), "")]
             if not names[0]:
                 shorts = ", ".join(SHORT_NAMES.values())
                 raise CliError(

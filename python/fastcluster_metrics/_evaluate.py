@@ -151,18 +151,9 @@ def contingency_metric(name: str) -> Callable[[Contingency], float]:
     return lambda table: float(metric(table._native_table))
 
 
-class _DefaultMetrics(dict[str, _Metric]):
-    """The default measures; looking up any other name of :data:`ALL_METRICS` also works (so
-    code that takes names from :func:`check_metrics` and calls ``METRICS[name]`` can compute
-    every measure, while iterating gives the default set)."""
-
-    def __missing__(self, name: str) -> _Metric:
-        return ALL_METRICS[name]
-
-
-METRICS: dict[str, _Metric] = _DefaultMetrics(_DEFAULT)
+METRICS: dict[str, _Metric] = dict(_DEFAULT)
 """The measures :func:`evaluate` computes by default (scikit-learn's and purity), by the name of
-the function that computes each alone; ``METRICS[name]`` also finds every other measure."""
+the function that computes each alone; :data:`ALL_METRICS` has every other measure too."""
 
 
 class Evaluation(Mapping[str, float]):

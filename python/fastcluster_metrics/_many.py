@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _evaluate, _native
+from . import _native
 from ._contingency import Contingency
-from ._evaluate import METRICS, check_metrics
+from ._evaluate import ALL_METRICS, METRICS, check_metrics
 from ._labels import (
     Column,
     _apply_missing,
@@ -125,7 +125,7 @@ def compare_many(
     # A 2-D array goes as it is: count_many counts its integer columns in one pass over rows.
     columns = predictions if isinstance(predictions, np.ndarray) else [x for _, x in named]
     tables = count_many(labels_true, columns, missing=check_missing("compare_many", missing))
-    rows = [[float(METRICS[m](table)) for m in names] for table in tables]
+    rows = [[float(ALL_METRICS[m](table)) for m in names] for table in tables]
     return pd.DataFrame(rows, index=[name for name, _ in named], columns=names)
 
 
@@ -150,8 +150,8 @@ def _measure_names() -> list[str]:
 def _scorer(metric: object) -> Callable[[_native.Table], Any]:
     """The function of a native table that computes ``metric`` (a name)."""
     measures = _measure_names()
-    more: dict[str, Any] = getattr(_evaluate, "ALL_METRICS", {})
-    if isinstance(metric, str) and metric in METRICS.keys():
+    more: dict[str, Any] = ALL_METRICS
+    if isinstance(metric, str) and metric in METRICS:
         return METRICS[metric]
     if isinstance(metric, str) and metric in measures:
 
@@ -166,7 +166,7 @@ def _scorer(metric: object) -> Callable[[_native.Table], Any]:
     if isinstance(metric, str) and metric in more:
         found: Callable[[_native.Table], Any] = more[metric]
         return found
-    names = sorted({*METRICS.keys(), *measures, *more})
+    names = sorted({*measures, *more})
     raise ValueError(f"unknown metric {metric!r}; choose from {names}")
 
 

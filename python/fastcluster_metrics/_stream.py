@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from . import _native
 from ._contingency import Contingency
-from ._evaluate import METRICS, Evaluation, check_metrics
+from ._evaluate import ALL_METRICS, Evaluation, check_metrics
 from ._labels import check_missing, count_columns
 from ._params import check_array_like
 
@@ -150,7 +150,7 @@ def scores(table: Contingency, metrics: Iterable[str] | None) -> Evaluation:
     """:func:`evaluate`'s scores of a table."""
     names = check_metrics(metrics)
     native = table._native_table
-    return Evaluation({name: float(METRICS[name](native)) for name in names}, table.n)
+    return Evaluation({name: float(ALL_METRICS[name](native)) for name in names}, table.n)
 
 
 class ContingencyAccumulator:
