@@ -11,7 +11,7 @@ from . import _native
 from . import _supervised as s
 from ._labels import check_missing, count_columns, ordered_cells
 from ._measures import Measures
-from ._params import check_average_method, check_beta
+from ._params import check_array_like, check_average_method, check_beta
 
 __all__ = ["Contingency"]
 
@@ -58,28 +58,8 @@ class Contingency(Measures):
             if clusters is None:
                 clusters = np.asarray(table.columns)
             table = table.to_numpy()
-        if hasattr(table, "tocoo") and hasattr(table, "nnz"):
-            coo = table.tocoo()
-            shape = coo.shape
-            rows, cols, counts = coo.row, coo.col, np.asarray(coo.data)
-        else:
-            dense = np.asarray(table)
-            if dense.ndim != 2:
-                raise ValueError(f"a contingency table is 2-D; got shape {dense.shape}")
-            shape = dense.shape
-            rows, cols = np.nonzero(dense)
-            counts = dense[rows, cols]
-        if counts.dtype.kind == "f" and not (counts == np.trunc(counts)).all():
-            raise ValueError("contingency counts must be whole numbers")
-        if counts.dtype.kind not in "iub" and counts.dtype.kind != "f":
-            raise TypeError(f"contingency counts must be numbers, not {counts.dtype}")
-        native = _native.table_from_cells(
-            int(shape[0]),
-            int(shape[1]),
-            np.ascontiguousarray(rows, dtype=np.int64),
-            np.ascontiguousarray(cols, dtype=np.int64),
-            np.ascontiguousarray(counts, dtype=np.int64),
-        )
+        native = s._given_table(table, strict=True)
+        shape = native.shape
         self._set(
             _labels_or_range(classes, shape[0], "classes"),
             _labels_or_range(clusters, shape[1], "clusters"),
@@ -98,6 +78,9 @@ class Contingency(Measures):
         cls, labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
     ) -> Contingency:
         """The table of two labelings, in one pass over them (any label type the metrics take)."""
+        check_array_like(
+            "Contingency.from_labels", labels_true=labels_true, labels_pred=labels_pred
+        )
         missing = check_missing("Contingency.from_labels", missing)
         table, true, pred = count_columns(labels_true, labels_pred, missing=missing, warn=False)
         rows, cols, counts, row_keys, col_keys = ordered_cells(table, true, pred)
@@ -133,13 +116,13 @@ class Contingency(Measures):
 
     @property
     def class_sizes(self) -> NDArray[np.int64]:
-        """Samples per class (row sums)."""
-        return self._native_table.row_sums().astype(np.int64)
+        """Samples per class (row sums; uint64 if one reaches 2**63)."""
+        return _sizes(self._native_table.row_sums())
 
     @property
     def cluster_sizes(self) -> NDArray[np.int64]:
-        """Samples per cluster (column sums)."""
-        return self._native_table.col_sums().astype(np.int64)
+        """Samples per cluster (column sums; uint64 if one reaches 2**63)."""
+        return _sizes(self._native_table.col_sums())
 
     @property
     def cells(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
@@ -149,6 +132,7 @@ class Contingency(Measures):
     def to_numpy(self, dtype: DTypeLike = np.int64) -> NDArray[Any]:
         """The dense table (as ``contingency_matrix``)."""
         rows, cols, counts = self._cells
+        s._check_dense_fits(self.shape, np.dtype(dtype))
         out = np.zeros(self.shape, dtype=dtype)
         out[rows, cols] = counts
         return out
@@ -172,6 +156,11 @@ class Contingency(Measures):
         """The table of the union of two disjoint sets of samples, matched by label value."""
         if not isinstance(other, Contingency):
             return NotImplemented
+        if self.n + other.n >= s._SAMPLES_LIMIT:
+            raise ValueError(
+                f"the merged table would hold {self.n + other.n} samples;"
+                " at most 2**64 - 1 are supported"
+            )
         classes, ra, rb = _union(self.classes, other.classes, "classes")
         clusters, ca, cb = _union(self.clusters, other.clusters, "clusters")
         (r1, c1, n1), (r2, c2, n2) = self._cells, other._cells
@@ -182,6 +171,8 @@ class Contingency(Measures):
             np.concatenate([ca[c1], cb[c2]]),
             np.concatenate([n1, n2]),
         )
+        if native.nnz and int(native.cells()[2].max()) > s._INT64_MAX:
+            raise ValueError("a merged cell would count 2**63 samples or more (counts are int64)")
         out = Contingency.__new__(Contingency)
         out._set(classes, clusters, native)
         return out
@@ -275,6 +266,14 @@ class Contingency(Measures):
     def entropy_pred(self) -> float:
         """Entropy of ``labels_pred`` (nats), as :func:`entropy`."""
         return self._native_table.entropy_cols()
+
+
+def _sizes(sums: NDArray[np.uint64]) -> NDArray[np.int64]:
+    """Row or column sums as int64; as uint64 when one reaches 2**63 (int64 would wrap)."""
+    if sums.size and int(sums.max()) > s._INT64_MAX:
+        big: Any = sums.astype(np.uint64)
+        return big  # type: ignore[no-any-return]
+    return sums.astype(np.int64)
 
 
 def _labels_or_range(labels: ArrayLike | None, size: int, name: str) -> NDArray[Any]:
