@@ -10,6 +10,7 @@ __all__ = [
     "THREADS_VAR",
     "Table",
     "count",
+    "count_columns",
     "count_one",
     "encode_fixed",
     "encode_objects",

@@ -51,12 +51,58 @@ pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
                 .collect()
         })
     };
+    let counters = merge_windows(counters);
     let mut cells = Vec::new();
     let sorted = counters.len() == 1 && counters[0].is_dense();
     for counter in counters {
         counter.drain_into(&mut cells);
     }
     Table::from_key_cells(cells, sorted, A::KIND, B::KIND, threads)
+}
+
+/// Per-thread counters that counted everything in their windows are added into one
+/// window spanning them all (when that stays affordable): a sequential pass instead of
+/// sorting their cells, which for wide tables (a million cells) cost more than counting.
+fn merge_windows(counters: Vec<Counter>) -> Vec<Counter> {
+    if counters.len() < 2 || !counters.iter().all(|c| c.is_dense() && c.window.is_some()) {
+        return counters;
+    }
+    let windows = counters.iter().filter_map(|c| c.window.as_ref());
+    let (mut a_lo, mut a_hi, mut b_lo, mut b_hi) = (u64::MAX, 0, u64::MAX, 0);
+    for w in windows {
+        a_lo = a_lo.min(w.a0);
+        a_hi = a_hi.max(w.a0 + (w.na - 1));
+        b_lo = b_lo.min(w.b0);
+        b_hi = b_hi.max(w.b0 + (w.nb - 1));
+    }
+    let merged_cells = cells((a_lo, a_hi), (b_lo, b_hi));
+    let total: u64 = counters
+        .iter()
+        .filter_map(|c| c.window.as_ref())
+        .map(|w| w.na * w.nb)
+        .sum();
+    // Affordable: no bigger than the windows together (plus a little), and than the cap.
+    if !merged_cells.is_some_and(|m| m <= total.max(WINDOW_MIN) * 2 && m <= 2 * WINDOW_MAX) {
+        return counters;
+    }
+    let mut merged = Window::new((a_lo, a_hi), (b_lo, b_hi));
+    merged.fold(); // no lanes: only added to, then drained
+    for counter in counters {
+        let Some(mut w) = counter.window else {
+            continue;
+        };
+        w.fold();
+        for i in 0..w.na {
+            let src = &w.counts[(i * w.nb) as usize..((i + 1) * w.nb) as usize];
+            let start = ((w.a0 + i - a_lo) * merged.nb + (w.b0 - b_lo)) as usize;
+            for (d, &c) in merged.counts[start..start + src.len()].iter_mut().zip(src) {
+                *d += c;
+            }
+        }
+    }
+    let mut out = Counter::new(0);
+    out.window = Some(merged);
+    vec![out]
 }
 
 /// The one-column table of a single labeling: its class sizes, in one pass.
@@ -170,6 +216,7 @@ pub fn count_columns<A: Label, B: Label>(
     per_column
         .into_iter()
         .map(|counters| {
+            let counters = merge_windows(counters);
             let sorted = counters.len() == 1 && counters[0].is_dense();
             let mut cells = Vec::new();
             for counter in counters {
