@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -56,8 +57,12 @@ def _categorical(labels: Any) -> tuple[NDArray[Any], NDArray[Any]] | None:
 
 
 def _masked(labels: Any) -> tuple[NDArray[Any], NDArray[np.bool_]] | None:
-    """(values, missing mask) of a pandas nullable integer or boolean column (``Int64``,
-    ``UInt8``, ``boolean``, or Arrow-backed ``int64[pyarrow]``...), read without objects."""
+    """(values, missing mask) of a numpy masked array, or of a pandas nullable integer or
+    boolean column (``Int64``, ``UInt8``, ``boolean``, or Arrow-backed ``int64[pyarrow]``...),
+    read without objects."""
+    if isinstance(labels, np.ma.MaskedArray):
+        # Masked entries are missing labels (np.asarray would expose the values under them).
+        return np.asarray(labels.data), np.ma.getmaskarray(labels).reshape(-1)
     dtype = getattr(labels, "dtype", None)
     if dtype is None or isinstance(dtype, np.dtype) or "pandas" not in sys.modules:
         return None
@@ -106,7 +111,11 @@ def _target_type(arr: NDArray[Any]) -> str:
         return "continuous"
     if arr.dtype.kind == "O" and arr.size and not isinstance(arr.flat[0], str):
         return "unknown"
-    return "multiclass" if arr.ndim == 1 and np.unique(arr).size > 2 else "binary"
+    try:
+        distinct = np.unique(arr).size if arr.ndim == 1 else 0
+    except TypeError:  # missing labels among strings: only the wording of a warning is at stake
+        distinct = 3
+    return "multiclass" if distinct > 2 else "binary"
 
 
 @dataclass(frozen=True)
@@ -123,6 +132,8 @@ class Column:
     """The label of each code (array-like, or a callable making it), None when codes are values."""
     dtype: Any = None
     """The dtype of the labels when codes are the values themselves."""
+    nan: bool = False
+    """Whether NaN is among the missing labels (scikit-learn's "Input contains NaN.")."""
 
     def __len__(self) -> int:
         return int(self.codes.shape[0])
@@ -214,7 +225,9 @@ def _column(labels: Any, arr: NDArray[Any] | None = None) -> Column:
         nan = np.isnan(arr)
         has_nan = bool(nan.any())
         finite = arr[~nan] if has_nan else arr
-        integral = (np.abs(finite) < _INT64_LIMIT).all() and (finite == np.trunc(finite)).all()
+        # In float64: float16 cannot hold 2**63 (comparing in it would warn of an overflow).
+        wide = finite.astype(np.float64, copy=False)
+        integral = (np.abs(wide) < _INT64_LIMIT).all() and (finite == np.trunc(finite)).all()
         if integral and not has_nan:
             return Column(arr.astype(np.int64), None, dtype=arr.dtype)
         # np.unique numbers NaN last, as one label.
@@ -230,10 +243,40 @@ def _column(labels: Any, arr: NDArray[Any] | None = None) -> Column:
             codes, first, n_missing = encoded
             missing = codes == _native.MISSING if n_missing else None
             return Column(codes, missing, uniques=lambda: arr[first])
-        if arr.size and bool((arr != arr).any()):  # NaN is the only value not equal to itself
-            raise ValueError("Input contains NaN.")
+        first_label = arr.flat[0] if arr.size else None
+        if isinstance(first_label, Sequence) and not isinstance(first_label, (str, bytes)):
+            raise ValueError(_LEGACY_MULTILABEL)
+        absent = _object_missing(arr)
+        if absent is not None:
+            # Missing among other objects (numbers): number the present ones, missing last.
+            uniques, inverse = np.unique(arr[~absent], return_inverse=True)
+            codes = np.full(arr.shape[0], uniques.size, dtype=np.int64)
+            codes[~absent] = inverse.reshape(-1)
+            nan = any(isinstance(x, (float, np.floating)) for x in arr[absent])
+            return Column(codes, absent, uniques=uniques, nan=nan)
     uniques, codes = np.unique(arr, return_inverse=True)
     return Column(_native_contiguous(codes.reshape(-1)), None, uniques=uniques)
+
+
+_LEGACY_MULTILABEL = (
+    "You appear to be using a legacy multi-label data representation. Sequence of sequences"
+    " are no longer supported; use a binary array or sparse matrix instead - the"
+    " MultiLabelBinarizer transformer can convert to this format."
+)
+
+
+def _object_missing(arr: NDArray[Any]) -> NDArray[np.bool_] | None:
+    """Which items of an object array are missing labels (None, NaN, pd.NA, pd.NaT), or
+    None when none are. A per-item check, on the path that sorts Python objects anyway."""
+    singletons = _missing_values()
+
+    def is_missing(x: object) -> bool:
+        if x is None or any(x is m for m in singletons):
+            return True
+        return isinstance(x, (float, np.floating)) and bool(x != x)
+
+    mask = np.frompyfunc(is_missing, 1, 1)(arr).astype(bool).reshape(-1)
+    return mask if mask.any() else None
 
 
 def _check_shapes(shape_true: tuple[int, ...], shape_pred: tuple[int, ...]) -> None:
@@ -255,7 +298,8 @@ def _apply_missing(true: Column, pred: Column, missing: str) -> tuple[Column, Co
         for name, col in (("labels_true", true), ("labels_pred", pred)):
             if col.missing is not None:
                 k = int(col.missing.sum())
-                raise ValueError(f"{name} has missing labels: {_missing_advice(k, len(col))}")
+                what = "Input contains NaN." if col.nan else f"{name} has missing labels:"
+                raise ValueError(f"{what} {_missing_advice(k, len(col))}")
     if missing == "drop":
         keep = np.ones(len(true), dtype=bool)
         for col in (true, pred):
@@ -301,6 +345,8 @@ def count_many(
     integer columns of a C-ordered array are all counted in one pass over its rows."""
     arr_true = None if _special(labels_true) else _as_array(labels_true, missing)
     shape_true = _shape(labels_true, arr_true)
+    if len(shape_true) != 1:
+        raise ValueError(f"labels_true must be 1D: shape is {shape_true!r}")
     true = _column(labels_true, arr_true)
     if isinstance(predictions, np.ndarray) and predictions.ndim == 2:
         if predictions.dtype.kind in "iub" and predictions.dtype.isnative:
@@ -350,9 +396,8 @@ def count_one(labels: Any, *, missing: str = "raise") -> _native.Table:
     col = _column(labels, arr)
     if col.missing is not None:
         if missing == "raise":
-            raise ValueError(
-                f"labels has missing labels: {_missing_advice(int(col.missing.sum()), len(col))}"
-            )
+            what = "Input contains NaN." if col.nan else "labels has missing labels:"
+            raise ValueError(f"{what} {_missing_advice(int(col.missing.sum()), len(col))}")
         if missing == "drop":
             col = replace(col, codes=col.codes[~col.missing], missing=None)
     return _native.count_one(col.codes)
