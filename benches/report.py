@@ -7,7 +7,8 @@ Prints the machine, then one row per benchmark group (a metric at one size): the
 of ours, scikit-learn and the floor (NumPy reading the inputs once), sklearn/ours
 (how many times faster ours is) and ours/floor (how far ours is from reading its
 inputs once), then the two ratios as a metric x size table. A missing case (scikit-learn
-at 1e7 without FCM_BENCH_FULL=1) shows as "-".
+at 1e7 without FCM_BENCH_FULL=1) shows as "-". Peers (genieclust, permetrics; from
+benches/test_bench_shapes.py) get a time and a peer/ours column each, where present.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 IMPLS = ("ours", "sklearn", "floor")
+PEERS = ("genieclust", "permetrics")
 
 
 def fmt_time(seconds: float | None) -> str:
@@ -48,7 +50,7 @@ def load(path: Path, stat: str) -> tuple[dict[str, Any], dict[tuple[str, str], d
         metric = info.get("metric", params.get("name"))
         size = info.get("size", params.get("size"))
         impl = info.get("impl", params.get("impl"))
-        if metric is None or size is None or impl not in IMPLS:
+        if metric is None or size is None or impl not in IMPLS + PEERS:
             continue
         groups.setdefault((metric, size), {})[impl] = bench["stats"][stat]
     return data, groups
@@ -77,14 +79,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.json}: no benchmarks from benches/test_bench_metrics.py", file=sys.stderr)
         return 1
 
+    peers = [p for p in PEERS if any(p in t for t in groups.values())]
     print(f"Machine: {machine_line(data)}. Times: {args.stat} per call.\n")
-    print("| metric | n | ours | sklearn | floor | sklearn/ours | ours/floor |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    peer_head = "".join(f" {p} | {p}/ours |" for p in peers)
+    print("| metric | n | ours | sklearn | floor | sklearn/ours | ours/floor |" + peer_head)
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |" + " ---: | ---: |" * len(peers))
     for (metric, size), t in groups.items():
         ours, skl, floor = (t.get(i) for i in IMPLS)
+        peer_cells = "".join(
+            f" {fmt_time(t.get(p))} | {fmt_ratio(t.get(p), ours)} |" for p in peers
+        )
         print(
             f"| `{metric}` | {size} | {fmt_time(ours)} | {fmt_time(skl)} | {fmt_time(floor)} "
-            f"| {fmt_ratio(skl, ours)} | {fmt_ratio(ours, floor)} |"
+            f"| {fmt_ratio(skl, ours)} | {fmt_ratio(ours, floor)} |" + peer_cells
         )
 
     sizes = list(dict.fromkeys(size for _, size in groups))
