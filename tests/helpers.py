@@ -13,6 +13,8 @@ import sklearn.metrics.cluster as skc
 from hypothesis import strategies as st
 from sklearn.metrics.cluster._supervised import _entropy as sk_entropy
 
+import fastcluster_metrics as fcm
+
 AVERAGE_METHODS = reference.AVERAGE_METHODS
 
 # Scores of two labelings that scikit-learn also has, with their keyword variants.
@@ -173,3 +175,16 @@ def ami_is_undefined(name: str, kwargs: dict, labels_true, labels_pred) -> bool:
     return is_undefined(
         reference.adjusted_mutual_info_score(labels_true, labels_pred, average_method="min")
     )
+
+
+def _compare_many(labels_true, labels_pred, **kwargs):
+    return fcm.compare_many(labels_true, {"p": labels_pred}, **kwargs)
+
+
+# Every public function of two labelings, by name (LABEL_FUNCTIONS and the ones beyond sklearn).
+FUNCTIONS = {
+    **{name: getattr(fcm, name) for name in LABEL_FUNCTIONS},
+    "evaluate": fcm.evaluate,
+    "Contingency.from_labels": fcm.Contingency.from_labels,
+    "compare_many": _compare_many,
+}

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pytest
 import scipy.sparse as sp
 from helpers import (
-    LABEL_FUNCTIONS,
+    FUNCTIONS,
     SKLEARN_CHECKED_FUNCTIONS,
     assert_same_result,
     normalise_message,
@@ -33,18 +33,6 @@ from sklearn.utils._param_validation import InvalidParameterError as SkInvalidPa
 import fastcluster_metrics as fcm
 from fastcluster_metrics import _supervised as s
 
-
-def _compare_many(labels_true, labels_pred, **kwargs):
-    return fcm.compare_many(labels_true, {"p": labels_pred}, **kwargs)
-
-
-# Every public function of two labelings, by name.
-FUNCTIONS = {
-    **{name: getattr(fcm, name) for name in LABEL_FUNCTIONS},
-    "evaluate": fcm.evaluate,
-    "Contingency.from_labels": fcm.Contingency.from_labels,
-    "compare_many": _compare_many,
-}
 ALL = list(FUNCTIONS)
 # The entry points test_errors.py does not check for lengths, dimensions and non-finite values.
 EXTRA = ["contingency_matrix", "evaluate", "Contingency.from_labels", "compare_many"]
@@ -335,7 +323,7 @@ NOT_ARRAYS = {
     [
         ("evaluate", fcm.evaluate),
         ("Contingency.from_labels", fcm.Contingency.from_labels),
-        ("compare_many", _compare_many),
+        ("compare_many", FUNCTIONS["compare_many"]),
     ],
 )
 def test_extra_entry_points_refuse_what_is_not_array_like(name, func, kind):
@@ -663,7 +651,7 @@ def test_invalid_parameters_of_table_methods(method, kwargs, parameter):
     [
         (fcm.evaluate, "evaluate"),
         (fcm.Contingency.from_labels, "Contingency.from_labels"),
-        (_compare_many, "compare_many"),
+        (FUNCTIONS["compare_many"], "compare_many"),
         (lambda t, p, **kw: fcm.entropy(t, **kw), "entropy"),
     ],
 )

@@ -24,7 +24,7 @@ import pytest
 import scipy.sparse as sp
 from helpers import (
     AVERAGE_METHODS,
-    LABEL_FUNCTIONS,
+    FUNCTIONS,
     SKLEARN_CHECKED_FUNCTIONS,
     assert_same_result,
     normalise_message,
@@ -38,17 +38,6 @@ from sklearn.utils._param_validation import InvalidParameterError as SkInvalidPa
 
 import fastcluster_metrics as fcm
 
-
-def _compare_many(labels_true, labels_pred, **kwargs):
-    return fcm.compare_many(labels_true, {"p": labels_pred}, **kwargs)
-
-
-FUNCTIONS = {
-    **{name: getattr(fcm, name) for name in LABEL_FUNCTIONS},
-    "evaluate": fcm.evaluate,
-    "Contingency.from_labels": fcm.Contingency.from_labels,
-    "compare_many": _compare_many,
-}
 ERRORS = (ValueError, TypeError)
 
 
