@@ -257,7 +257,8 @@ fn ln_hypergeometric(k: u64, white: u64, black: u64, draws: u64) -> f64 {
 /// Σ_k P(k) · (k/n) · ln(n k / (a b)) over the hypergeometric P of a cell with
 /// row sum `a`, column sum `b`, `n` samples.
 fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
-    let lo = (a + b).saturating_sub(n).max(1);
+    // a + b may pass u64::MAX (a given table with n near it); the result is at most a.
+    let lo = ((u128::from(a) + u128::from(b)).saturating_sub(u128::from(n)) as u64).max(1);
     let hi = a.min(b);
     if lo > hi {
         return 0.0;
@@ -426,6 +427,15 @@ mod tests {
                 "a={a} b={b} n={n}: {x} vs {y}, {mass}"
             );
         }
+    }
+
+    #[test]
+    fn row_and_column_sums_past_half_of_u64() {
+        // a + b > u64::MAX for the cell's row and column sums (found by the fuzz harness).
+        let big = i64::MAX;
+        let t = Table::from_cells(2, 2, &[0, 1, 1], &[0, 0, 1], &[big, big, 1]).unwrap();
+        let emi = expected_mutual_info(&t);
+        assert!(emi.is_finite() && emi.abs() < 1e-9, "{emi}");
     }
 
     #[test]
