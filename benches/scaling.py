@@ -59,6 +59,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from report import fmt_time  # benches/report.py (this script's folder is on sys.path)
+
 HERE = Path(__file__).resolve().parent
 JSON_PATH = HERE / "scaling.json"
 PNG_PATH = HERE / "scaling.png"
@@ -295,15 +297,6 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- report
-
-
-def fmt_time(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
 
 
 def fmt_ratio(r: float | None) -> str:
