@@ -56,23 +56,30 @@ def _categorical(labels: Any) -> tuple[NDArray[Any], NDArray[Any]] | None:
     return np.asarray(cat.codes), np.asarray(cat.categories)
 
 
-def _masked(labels: Any) -> tuple[NDArray[Any], NDArray[np.bool_]] | None:
-    """(values, missing mask) of a numpy masked array, or of a pandas nullable integer or
-    boolean column (``Int64``, ``UInt8``, ``boolean``, or Arrow-backed ``int64[pyarrow]``...),
-    read without objects."""
+def _is_masked(labels: Any) -> bool:
+    """Whether ``labels`` is a numpy masked array, or a pandas nullable integer or boolean
+    column (``Int64``, ``UInt8``, ``boolean``, or Arrow-backed ``int64[pyarrow]``...)."""
+    if isinstance(labels, np.ma.MaskedArray):
+        return True
+    dtype = getattr(labels, "dtype", None)
+    if dtype is None or isinstance(dtype, np.dtype) or "pandas" not in sys.modules:
+        return False
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    return (
+        getattr(dtype, "kind", None) in ("i", "u", "b")
+        and isinstance(numpy_dtype, np.dtype)
+        and numpy_dtype.kind in "iub"
+    )
+
+
+def _masked(labels: Any) -> tuple[NDArray[Any], NDArray[np.bool_]]:
+    """(values, missing mask) of labels for which :func:`_is_masked` holds, read without
+    Python objects."""
     if isinstance(labels, np.ma.MaskedArray):
         # Masked entries are missing labels (np.asarray would expose the values under them).
         return np.asarray(labels.data), np.ma.getmaskarray(labels).reshape(-1)
-    dtype = getattr(labels, "dtype", None)
-    if dtype is None or isinstance(dtype, np.dtype) or "pandas" not in sys.modules:
-        return None
-    numpy_dtype = getattr(dtype, "numpy_dtype", None)
-    if getattr(dtype, "kind", None) not in ("i", "u", "b") or not isinstance(numpy_dtype, np.dtype):
-        return None
-    if numpy_dtype.kind not in "iub":
-        return None
     mask = np.asarray(labels.isna(), dtype=bool)
-    values = np.asarray(labels.to_numpy(dtype=numpy_dtype, na_value=0))
+    values = np.asarray(labels.to_numpy(dtype=labels.dtype.numpy_dtype, na_value=0))
     return values, mask
 
 
@@ -173,7 +180,7 @@ def _native_contiguous(arr: NDArray[Any]) -> NDArray[Any]:
 
 def _special(labels: Any) -> bool:
     """Labels read through their own codes rather than ``np.asarray``."""
-    return _categorical(labels) is not None or is_arrow_like(labels) or _masked(labels) is not None
+    return _categorical(labels) is not None or is_arrow_like(labels) or _is_masked(labels)
 
 
 def _shape(labels: Any, arr: NDArray[Any] | None) -> tuple[int, ...]:
@@ -204,9 +211,8 @@ def _column(labels: Any, arr: NDArray[Any] | None = None) -> Column:
             cat_rank[order] = np.arange(order.size)
             cat_rank[-1] = order.size  # code -1 (missing) sorts last
         return Column(_native_contiguous(cat_codes), cat_missing, cat_rank, categories)
-    masked = _masked(labels) if arr is None else None
-    if masked is not None:
-        values, mask = masked
+    if arr is None and _is_masked(labels):
+        values, mask = _masked(labels)
         if not mask.any():
             return _column(values, values)
         # Missing values have no spare integer: number the present ones, missing last.
