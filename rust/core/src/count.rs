@@ -117,6 +117,14 @@ pub fn count_one<A: Label>(a: &[A]) -> Result<Table, Error> {
 /// baseline x86-64 build on this project's machine).
 fn count_block<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
     #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512dq")
+    {
+        return count_block_avx512_checked(a, b);
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         return count_block_avx2_checked(a, b);
     }
@@ -137,13 +145,37 @@ fn count_block_avx2<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
     count_block_impl(a, b)
 }
 
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+fn count_block_avx512_checked<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
+    // SAFETY: as for `count_block_avx2_checked`, with the AVX-512 features just detected.
+    unsafe { count_block_avx512(a, b) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq")]
+fn count_block_avx512<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
+    count_block_impl(a, b)
+}
+
 #[inline(always)]
 fn count_block_impl<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
     let mut counter = Counter::new(window_limit(a.len(), 1));
     let mut scratch = Scratch::new();
-    for (ca, cb) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
-        counter.add_chunk(ca, cb, &mut scratch);
+    let mut touched = 0;
+    let n = a.len();
+    let mut i = 0;
+    while i < n {
+        let end = (i + CHUNK).min(n);
+        let ahead = end..(end + CHUNK).min(n);
+        touched ^= counter.add_chunk(
+            (&a[i..end], &b[i..end]),
+            (&a[ahead.clone()], &b[ahead]),
+            &mut scratch,
+        );
+        i = end;
     }
+    std::hint::black_box(touched);
     counter
 }
 
@@ -265,7 +297,8 @@ fn count_columns_block_impl<A: Label, B: Label>(a: &[A], b: &[B], width: usize) 
             for (dst, row) in column[..m].iter_mut().zip(rows.chunks_exact(width)) {
                 *dst = row[k];
             }
-            counter.add_chunk(ca, &column[..m], &mut scratch);
+            // The gathered column is in L1 already: nothing to read ahead.
+            counter.add_chunk((ca, &column[..m]), (&[], &[]), &mut scratch);
         }
     }
     counters
@@ -298,6 +331,12 @@ struct Span {
 const SPILL_AT: usize = 1 << 16;
 /// Windows of at most this many cells count in four interleaved copies.
 const LANES_MAX: u64 = 1 << 13;
+/// The `u32` lanes are folded into the `u64` counts before they have counted more
+/// samples than this (in tests, often, so that folding is exercised).
+#[cfg(not(test))]
+const LANE_FOLD: u64 = u32::MAX as u64;
+#[cfg(test)]
+const LANE_FOLD: u64 = 5000;
 
 /// Dense counts for keys `a0..a0 + na` × `b0..b0 + nb`, row-major.
 struct Window {
@@ -306,10 +345,14 @@ struct Window {
     na: u64,
     nb: u64,
     counts: Vec<u64>,
-    /// For small windows, three more copies of `counts`: consecutive samples
-    /// increment different copies, so repeats of one cell (frequent when there are
-    /// few cells) do not wait on each other's stores. Empty for large windows.
-    extra: Vec<u64>,
+    /// For small windows, four `u32` copies of the counts, interleaved (`cell * 4 + j`),
+    /// counted into instead of `counts`: consecutive samples increment different copies,
+    /// so repeats of one cell (frequent when there are few cells) do not wait on each
+    /// other's stores, and the copies take half the cache of `u64` ones. Folded into
+    /// `counts` before they could overflow. Empty for large windows.
+    lanes: Vec<[u32; 4]>,
+    /// Samples counted into `lanes` since they were last folded.
+    in_lanes: u64,
 }
 
 impl Window {
@@ -324,6 +367,11 @@ impl Window {
     /// outside the window (then `out` is meaningless).
     #[inline(always)]
     fn index<A: Label, B: Label>(&self, a: &[A], b: &[B], out: &mut [u32]) -> bool {
+        if A::KEY_MAX - A::KEY_MIN <= u64::from(u32::MAX)
+            && B::KEY_MAX - B::KEY_MIN <= u64::from(u32::MAX)
+        {
+            return self.index_small(a, b, out);
+        }
         let (a0, b0, na, nb) = (self.a0, self.b0, self.na, self.nb);
         let mut inside = true;
         for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
@@ -336,55 +384,102 @@ impl Window {
         inside
     }
 
+    /// [`Window::index`] for labels of at most 32 bits, in `u32` arithmetic on each key's
+    /// offset from its type's smallest key (twice the vector lanes of `u64`). Exact because
+    /// the window lies within the types' key ranges ([`Counter::try_grow`] clamps it): with
+    /// `r0 = a0 - KEY_MIN` and `r0 + na <= 2^32`, an offset `r` below `r0` wraps to
+    /// `r - r0 + 2^32 >= 2^32 - r0 >= na`, so it is outside, as it should be.
+    #[inline(always)]
+    fn index_small<A: Label, B: Label>(&self, a: &[A], b: &[B], out: &mut [u32]) -> bool {
+        let a0 = (self.a0 - A::KEY_MIN) as u32;
+        let b0 = (self.b0 - B::KEY_MIN) as u32;
+        let (na, nb) = (self.na as u32, self.nb as u32);
+        let mut inside = true;
+        for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+            let da = (x.key().wrapping_sub(A::KEY_MIN) as u32).wrapping_sub(a0);
+            let db = (y.key().wrapping_sub(B::KEY_MIN) as u32).wrapping_sub(b0);
+            inside &= (da < na) & (db < nb);
+            *o = da.wrapping_mul(nb).wrapping_add(db);
+        }
+        inside
+    }
+
     fn new(a: (u64, u64), b: (u64, u64)) -> Self {
         let na = a.1 - a.0 + 1;
         let nb = b.1 - b.0 + 1;
         let size = (na * nb) as usize;
-        let lanes = if na * nb <= LANES_MAX { 3 } else { 0 };
+        let lanes = na * nb <= LANES_MAX;
         Window {
             a0: a.0,
             b0: b.0,
             na,
             nb,
             counts: vec![0u64; size],
-            extra: vec![0u64; size * lanes],
+            lanes: vec![[0u32; 4]; if lanes { size } else { 0 }],
+            in_lanes: 0,
         }
     }
 
+    /// Adds one to each cell; meanwhile reads one label per cache line of the next
+    /// chunk (`ahead`), so its loads overlap this loop instead of stalling the next
+    /// index loop. Returns the labels read, for the caller to keep the reads alive.
     #[inline(always)]
-    fn add_cells(&mut self, cells: &[u32]) {
-        if self.extra.is_empty() {
-            for &c in cells {
-                self.counts[c as usize] += 1;
+    fn add_cells<A: Label, B: Label>(&mut self, cells: &[u32], ahead: (&[A], &[B])) -> u64 {
+        let step_a = 64 / std::mem::size_of::<A>().max(1);
+        let step_b = 64 / std::mem::size_of::<B>().max(1);
+        let touched = 0;
+        let touch = |i: usize| {
+            if let Some(x) = ahead.0.get(i * step_a) {
+                prefetch(x);
             }
-            return;
-        }
-        let size = self.counts.len();
-        let (e1, rest) = self.extra.split_at_mut(size);
-        let (e2, e3) = rest.split_at_mut(size);
-        let mut quads = cells.chunks_exact(4);
-        for q in &mut quads {
-            self.counts[q[0] as usize] += 1;
-            e1[q[1] as usize] += 1;
-            e2[q[2] as usize] += 1;
-            e3[q[3] as usize] += 1;
-        }
-        for &c in quads.remainder() {
-            self.counts[c as usize] += 1;
-        }
-    }
-
-    /// Adds the extra copies into `counts` and drops them.
-    fn fold(&mut self) {
-        let size = self.counts.len();
-        if size > 0 {
-            for lane in self.extra.chunks_exact(size) {
-                for (c, &e) in self.counts.iter_mut().zip(lane) {
-                    *c += e;
+            if let Some(y) = ahead.1.get(i * step_b) {
+                prefetch(y);
+            }
+        };
+        if self.lanes.is_empty() {
+            let counts = &mut self.counts[..];
+            for (i, c) in cells.chunks(4).enumerate() {
+                touch(i);
+                for &c in c {
+                    counts[c as usize] += 1;
                 }
             }
+            return touched;
         }
-        self.extra = Vec::new();
+        if self.in_lanes + cells.len() as u64 > LANE_FOLD {
+            self.fold_lanes();
+        }
+        self.in_lanes += cells.len() as u64;
+        let lanes = &mut self.lanes[..];
+        let mut quads = cells.chunks_exact(4);
+        for (i, q) in (&mut quads).enumerate() {
+            touch(i);
+            lanes[q[0] as usize][0] += 1;
+            lanes[q[1] as usize][1] += 1;
+            lanes[q[2] as usize][2] += 1;
+            lanes[q[3] as usize][3] += 1;
+        }
+        for &c in quads.remainder() {
+            lanes[c as usize][0] += 1;
+        }
+        touched
+    }
+
+    /// Adds the lanes into `counts` and zeroes them.
+    fn fold_lanes(&mut self) {
+        for (c, l) in self.counts.iter_mut().zip(self.lanes.iter_mut()) {
+            *c += l.iter().map(|&x| u64::from(x)).sum::<u64>();
+            l.fill(0);
+        }
+        self.in_lanes = 0;
+    }
+
+    /// Adds the lanes into `counts` and drops them.
+    fn fold(&mut self) {
+        if !self.lanes.is_empty() {
+            self.fold_lanes();
+            self.lanes = Vec::new();
+        }
     }
 
     #[inline]
@@ -425,33 +520,43 @@ impl Counter {
     }
 
     /// Counts one chunk (at most `CHUNK` pairs).
+    /// Returns what [`Window::add_cells`] read of the next chunk (`ahead`).
     #[inline(always)]
-    fn add_chunk<A: Label, B: Label>(&mut self, ca: &[A], cb: &[B], s: &mut Scratch) {
+    fn add_chunk<A: Label, B: Label>(
+        &mut self,
+        (ca, cb): (&[A], &[B]),
+        ahead: (&[A], &[B]),
+        s: &mut Scratch,
+    ) -> u64 {
         let m = ca.len();
         // Fast path: the chunk falls in the window; one fused loop computes every cell index.
         if let Some(w) = &mut self.window {
             if w.index(ca, cb, &mut s.cells[..m]) {
-                w.add_cells(&s.cells[..m]);
-                return;
+                return w.add_cells(&s.cells[..m], ahead);
             }
         }
         let (a_lo, a_hi) = widen(ca, &mut s.ka[..m]);
         let (b_lo, b_hi) = widen(cb, &mut s.kb[..m]);
-        self.add(
-            &s.ka[..m],
-            &s.kb[..m],
-            Span {
-                a_lo,
-                a_hi,
-                b_lo,
-                b_hi,
-            },
-        );
+        let span = Span {
+            a_lo,
+            a_hi,
+            b_lo,
+            b_hi,
+        };
+        let types = Span {
+            a_lo: A::KEY_MIN,
+            a_hi: A::KEY_MAX,
+            b_lo: B::KEY_MIN,
+            b_hi: B::KEY_MAX,
+        };
+        self.add(&s.ka[..m], &s.kb[..m], span, types);
+        0
     }
 
-    fn add(&mut self, ka: &[u64], kb: &[u64], span: Span) {
+    /// Counts pairs of keys within `span`; `types` is the key range of the label types.
+    fn add(&mut self, ka: &[u64], kb: &[u64], span: Span, types: Span) {
         if !self.window.as_ref().is_some_and(|w| w.covers(span)) {
-            self.try_grow(span);
+            self.try_grow(span, types);
         }
         match &mut self.window {
             Some(w) if w.covers(span) => w.add(ka, kb),
@@ -474,7 +579,9 @@ impl Counter {
 
     /// Grows (or creates) the window to cover `span`, with room to spare, if
     /// that stays within the limit; otherwise leaves it as it is.
-    fn try_grow(&mut self, span: Span) {
+    /// The window never reaches past the key range of the label types (`types`), which
+    /// [`Window::index_small`] relies on.
+    fn try_grow(&mut self, span: Span, types: Span) {
         if self.full {
             return;
         }
@@ -516,6 +623,8 @@ impl Counter {
         } else {
             return;
         };
+        let a = (a.0.max(types.a_lo), a.1.min(types.a_hi));
+        let b = (b.0.max(types.b_lo), b.1.min(types.b_hi));
         let mut window = Window::new(a, b);
         if let Some(mut old) = self.window.take() {
             old.fold();
@@ -543,6 +652,19 @@ impl Counter {
         }
         out.extend(self.sparse.into_iter().map(|((x, y), c)| (x, y, c)));
         out.extend(self.spill);
+    }
+}
+
+/// Asks the CPU to start loading the cache line holding `x`: a hint that reads nothing
+/// into the program, so it cannot fault or change a result.
+#[inline(always)]
+#[allow(unsafe_code)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` needs SSE, which every x86-64 CPU has; it dereferences nothing.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
     }
 }
 
@@ -650,6 +772,53 @@ mod tests {
         assert_eq!(t.rows.keys.len(), 1000);
         assert_eq!(t.cols.keys.len(), 7);
         assert!(t.cell_count.iter().all(|&c| c == 42 || c == 43));
+    }
+
+    #[test]
+    fn windows_at_the_ends_of_a_type_range_do_not_alias() {
+        // Chunk by chunk: labels just below the top of the type's range, then nearer the
+        // top (the window grows upwards by its own length, which would reach past the top
+        // if it were not clamped), then at the bottom, whose offsets from the window wrap
+        // around in the `u32` index loop and must still count as outside.
+        fn check<T: Label + Into<i64> + TryFrom<i64>>(top: [T; 3], bottom: &[T]) {
+            let mut a = Vec::new();
+            for (chunk, &(lo, hi)) in [(top[0], top[1]), (top[2], top[2])].iter().enumerate() {
+                let (lo, hi) = (lo.into(), hi.into());
+                a.extend((0..CHUNK as i64).map(|i| {
+                    if chunk == 0 && i == 0 {
+                        lo
+                    } else {
+                        hi - i % (hi - lo + 1)
+                    }
+                }));
+            }
+            let a: Vec<i64> = a
+                .into_iter()
+                .chain(bottom.iter().map(|&x| x.into()))
+                .collect();
+            let b: Vec<u8> = (0..a.len()).map(|i| (i % 2) as u8).collect();
+            let typed: Vec<T> = a.iter().map(|&x| T::try_from(x).ok().unwrap()).collect();
+            let t = count(&typed, &b).unwrap();
+            let wide_b: Vec<i64> = b.iter().map(|&x| i64::from(x)).collect();
+            assert_eq!(as_map(&t), naive(&a, &wide_b));
+        }
+        let bottom: Vec<u32> = (0..CHUNK as u32).map(|i| i % 50).collect();
+        check([u32::MAX - 99, u32::MAX - 9, u32::MAX - 8], &bottom);
+        let bottom: Vec<i16> = (0..CHUNK as i16).map(|i| i16::MIN + i % 50).collect();
+        check([i16::MAX - 99, i16::MAX - 9, i16::MAX - 8], &bottom);
+        let bottom: Vec<i32> = (0..CHUNK as i32).map(|i| i32::MIN + i % 50).collect();
+        check([i32::MAX - 99, i32::MAX - 9, i32::MAX - 8], &bottom);
+    }
+
+    #[test]
+    fn lanes_fold_before_they_overflow() {
+        // Tests fold the lanes every 5,000 samples: many folds, same counts.
+        let a: Vec<u8> = (0..100_003).map(|i| (i % 3) as u8).collect();
+        let b: Vec<u8> = (0..100_003).map(|i| (i % 5 == 0) as u8).collect();
+        let t = count(&a, &b).unwrap();
+        let wide = |v: &[u8]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
+        assert_eq!(as_map(&t), naive(&wide(&a), &wide(&b)));
+        assert_eq!(t.n, 100_003);
     }
 
     #[test]

@@ -24,6 +24,9 @@ const SIGN: u64 = 1 << 63;
 /// is the order of the values, so sorted keys are sorted labels.
 pub trait Label: Copy + Ord + Default + Send + Sync {
     const KIND: KeyKind;
+    /// The keys of the type's smallest and largest values.
+    const KEY_MIN: u64;
+    const KEY_MAX: u64;
     fn key(self) -> u64;
 }
 
@@ -31,6 +34,8 @@ macro_rules! signed {
     ($($t:ty),*) => {$(
         impl Label for $t {
             const KIND: KeyKind = KeyKind::Signed;
+            const KEY_MIN: u64 = (<$t>::MIN as i64 as u64) ^ SIGN;
+            const KEY_MAX: u64 = (<$t>::MAX as i64 as u64) ^ SIGN;
             #[inline(always)]
             fn key(self) -> u64 {
                 (self as i64 as u64) ^ SIGN
@@ -43,6 +48,8 @@ macro_rules! unsigned {
     ($($t:ty),*) => {$(
         impl Label for $t {
             const KIND: KeyKind = KeyKind::Unsigned;
+            const KEY_MIN: u64 = 0;
+            const KEY_MAX: u64 = <$t>::MAX as u64;
             #[inline(always)]
             fn key(self) -> u64 {
                 self as u64
@@ -58,6 +65,8 @@ pub struct Constant;
 
 impl Label for Constant {
     const KIND: KeyKind = KeyKind::Unsigned;
+    const KEY_MIN: u64 = 0;
+    const KEY_MAX: u64 = 0;
     #[inline(always)]
     fn key(self) -> u64 {
         0
@@ -85,5 +94,8 @@ mod tests {
             i128::from(u64::MAX)
         );
         assert_eq!((-3i8).key(), (-3i64).key());
+        assert_eq!(i8::KEY_MIN, i8::MIN.key());
+        assert_eq!(i32::KEY_MAX, i32::MAX.key());
+        assert_eq!(u16::KEY_MAX, u16::MAX.key());
     }
 }
