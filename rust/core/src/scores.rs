@@ -191,11 +191,13 @@ fn stirlerr(n: f64) -> f64 {
     }
 }
 
-/// x ln(x/m) + m - x, without cancellation when x is close to m (Loader, 2000).
-fn bd0(x: f64, m: f64) -> f64 {
-    if (x - m).abs() < 0.1 * (x + m) {
-        let mut v = (x - m) / (x + m);
-        let mut s = (x - m) * v;
+/// x ln(x/m) + m - x, without cancellation when x is close to m (Loader, 2000), given
+/// `d = x - m` computed accurately by the caller: when x and m are large (past 2^53) and
+/// close, `x - m` in floating point would keep none of the difference's digits.
+fn bd0(x: f64, m: f64, d: f64) -> f64 {
+    if d.abs() < 0.1 * (x + m) {
+        let mut v = d / (x + m);
+        let mut s = d * v;
         let mut ej = 2.0 * x * v;
         v *= v;
         let mut j = 1.0;
@@ -209,49 +211,68 @@ fn bd0(x: f64, m: f64) -> f64 {
             j += 1.0;
         }
     }
-    x * (x / m).ln() + m - x
+    // x ln(x/m) - d, with x/m = 1 + d/m.
+    x * (d / m).ln_1p() - d
 }
 
-/// ln of the binomial probability of x successes in n trials, success
-/// probability p = 1 - q, by Loader's saddle-point expansion: accurate to a
-/// few ulps of the probability, however large n is.
-fn ln_binomial(x: f64, n: f64, p: f64, q: f64) -> f64 {
-    if p == 0.0 {
-        return if x == 0.0 { 0.0 } else { f64::NEG_INFINITY };
+/// `(u - v) / w` for integers, the difference exact before the one rounding.
+fn exact_diff(u: u128, v: u128, w: f64) -> f64 {
+    if u >= v {
+        (u - v) as f64 / w
+    } else {
+        -((v - u) as f64 / w)
     }
-    if q == 0.0 {
+}
+
+/// ln of the binomial probability of x successes in n trials with success probability
+/// p = draws / total, by Loader's saddle-point expansion: accurate to a few ulps of the
+/// probability however large n is. Every difference of counts (n - x, total - draws,
+/// x - n p) is taken in integers, so counts past 2^53 lose nothing to cancellation.
+fn ln_binomial(x: u64, n: u64, draws: u64, total: u64) -> f64 {
+    let tf = total as f64;
+    let p = draws as f64 / tf;
+    let q = (total - draws) as f64 / tf;
+    let (xf, nf, rest) = (x as f64, n as f64, (n - x) as f64);
+    if draws == 0 {
+        return if x == 0 { 0.0 } else { f64::NEG_INFINITY };
+    }
+    if draws == total {
         return if x == n { 0.0 } else { f64::NEG_INFINITY };
     }
-    if x == 0.0 {
-        return if n == 0.0 {
+    // x - n p and (n - x) - n q = -(x - n p).
+    let d = exact_diff(
+        u128::from(x) * u128::from(total),
+        u128::from(n) * u128::from(draws),
+        tf,
+    );
+    if x == 0 {
+        return if n == 0 {
             0.0
         } else if p < 0.1 {
-            -bd0(n, n * q) - n * p
+            -bd0(nf, nf * q, -d) - nf * p
         } else {
-            n * q.ln()
+            nf * q.ln()
         };
     }
     if x == n {
         return if q < 0.1 {
-            -bd0(n, n * p) - n * q
+            -bd0(nf, nf * p, d) - nf * q
         } else {
-            n * p.ln()
+            nf * p.ln()
         };
     }
-    let lc = stirlerr(n) - stirlerr(x) - stirlerr(n - x) - bd0(x, n * p) - bd0(n - x, n * q);
-    let lf = (2.0 * std::f64::consts::PI).ln() + x.ln() + (-x / n).ln_1p();
+    let lc =
+        stirlerr(nf) - stirlerr(xf) - stirlerr(rest) - bd0(xf, nf * p, d) - bd0(rest, nf * q, -d);
+    let lf = (2.0 * std::f64::consts::PI).ln() + xf.ln() + (rest / nf).ln();
     lc - 0.5 * lf
 }
 
 /// ln P(k) for the hypergeometric distribution: k white balls among `draws`
 /// drawn from `white` white and `black` black ones (R's `dhyper`, in logs).
 fn ln_hypergeometric(k: u64, white: u64, black: u64, draws: u64) -> f64 {
-    let total = (white + black) as f64;
-    let (k, white, black, draws) = (k as f64, white as f64, black as f64, draws as f64);
-    let p = draws / total;
-    let q = (total - draws) / total;
-    ln_binomial(k, white, p, q) + ln_binomial(draws - k, black, p, q)
-        - ln_binomial(draws, total, p, q)
+    let total = white + black;
+    ln_binomial(k, white, draws, total) + ln_binomial(draws - k, black, draws, total)
+        - ln_binomial(draws, total, draws, total)
 }
 
 /// Σ_k P(k) · (k/n) · ln(n k / (a b)) over the hypergeometric P of a cell with
@@ -265,8 +286,9 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
     }
     let (af, bf, nf) = (a as f64, b as f64, n as f64);
     let ln_ab = af.ln() + bf.ln();
-    // n - a - b + k, the fourth cell of the 2x2 table, as a float (may be negative for k < lo).
-    let rest = nf - af - bf;
+    // The cells of the 2x2 table at k, in integers (exact even past 2^53): k, a - k,
+    // b - k and the fourth, n - a - b + k (at least 0 on lo..=hi).
+    let fourth = |k: u64| (u128::from(n) + u128::from(k) - u128::from(a) - u128::from(b)) as f64;
     let mode = (((a as u128 + 1) * (b as u128 + 1)) / (n as u128 + 2)) as u64;
     let m = mode.clamp(lo, hi);
     let ln_p = ln_hypergeometric(m, a, n - a, b);
@@ -307,8 +329,7 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
     let mut p = p_m;
     let mut k = m;
     while k < hi {
-        let kf = k as f64;
-        let r = (af - kf) * (bf - kf) / ((kf + 1.0) * (rest + kf + 1.0));
+        let r = ((a - k) as f64) * ((b - k) as f64) / (((k + 1) as f64) * fourth(k + 1));
         p *= r;
         k += 1;
         let t = term(k, p);
@@ -322,8 +343,7 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
     let mut p = p_m;
     let mut k = m;
     while k > lo {
-        let kf = k as f64;
-        let r = kf * (rest + kf) / ((af - kf + 1.0) * (bf - kf + 1.0));
+        let r = (k as f64) * fourth(k) / (((a - k + 1) as f64) * ((b - k + 1) as f64));
         p *= r;
         k -= 1;
         let t = term(k, p);
@@ -426,6 +446,23 @@ mod tests {
                 (x - y).abs() <= 1e-14 * mass,
                 "a={a} b={b} n={n}: {x} vs {y}, {mass}"
             );
+        }
+    }
+
+    #[test]
+    fn emi_of_counts_past_2_pow_53() {
+        // A diagonal table [[big, 0], [0, 166]]: at big = 7.2e16 the recurrence's
+        // differences of counts (n - a - b + k and the like), taken in floating point,
+        // rounded to 0 and the sum became NaN (found by the cargo-fuzz target
+        // `table_cells`). References: the full sum in 50-digit arithmetic (mpmath).
+        for (big, want) in [
+            (1u64 << 40, 3.990_724_692_559_609_7e-19),
+            (1 << 50, 5.312_604_660_965_710_2e-25),
+            (71_828_041_629_302_604, 1.527_284_438_027_439_7e-28),
+        ] {
+            let t = Table::from_cells(2, 2, &[0, 1], &[0, 1], &[big as i64, 166]).unwrap();
+            let got = expected_mutual_info(&t);
+            assert!((got - want).abs() <= 1e-13 * want, "{big}: {got} vs {want}");
         }
     }
 

@@ -12,85 +12,11 @@
 use std::collections::BTreeMap;
 
 use fastcluster_metrics_core::encode::{encode_fixed, MISSING};
-use fastcluster_metrics_core::{count, count_columns, count_one, scores, Error, Label, Table};
+use fastcluster_metrics_core::{count, count_columns, count_one, Error};
 use proptest::prelude::*;
 
-type Cells = BTreeMap<(i128, i128), u64>;
-
-fn naive<A: Label + Into<i128>, B: Label + Into<i128>>(a: &[A], b: &[B]) -> Cells {
-    let mut m = Cells::new();
-    for (&x, &y) in a.iter().zip(b) {
-        *m.entry((x.into(), y.into())).or_insert(0) += 1;
-    }
-    m
-}
-
-fn cells_of(t: &Table) -> Cells {
-    (0..t.cell_count.len())
-        .map(|k| {
-            let r = t.rows.value(t.cell_row[k] as usize);
-            let c = t.cols.value(t.cell_col[k] as usize);
-            ((r, c), t.cell_count[k])
-        })
-        .collect()
-}
-
-/// The invariants every table keeps: sorted distinct keys, sorted non-zero cells,
-/// sums that agree with the cells.
-fn check_invariants(t: &Table) {
-    assert!(t.rows.keys.windows(2).all(|w| w[0] < w[1]));
-    assert!(t.cols.keys.windows(2).all(|w| w[0] < w[1]));
-    assert_eq!(t.rows.keys.len(), t.row_sums.len());
-    assert_eq!(t.cols.keys.len(), t.col_sums.len());
-    let pos: Vec<(u32, u32)> = t
-        .cell_row
-        .iter()
-        .copied()
-        .zip(t.cell_col.iter().copied())
-        .collect();
-    assert!(pos.windows(2).all(|w| w[0] < w[1]));
-    assert!(t.cell_count.iter().all(|&c| c > 0));
-    let mut rows = vec![0u64; t.n_rows()];
-    let mut cols = vec![0u64; t.n_cols()];
-    for k in 0..t.cell_count.len() {
-        rows[t.cell_row[k] as usize] += t.cell_count[k];
-        cols[t.cell_col[k] as usize] += t.cell_count[k];
-    }
-    assert_eq!(rows, t.row_sums);
-    assert_eq!(cols, t.col_sums);
-    assert_eq!(t.row_sums.iter().sum::<u64>(), t.n);
-}
-
-/// Scores of any valid table: exact pair sums, finite bounded information measures.
-fn check_scores(t: &Table) {
-    let s = scores::pair_sums(t);
-    let sq = |v: &[u64]| {
-        v.iter()
-            .map(|&c| u128::from(c) * u128::from(c))
-            .sum::<u128>()
-    };
-    assert_eq!(s.n, u128::from(t.n));
-    assert_eq!(s.cells_sq, sq(&t.cell_count));
-    assert_eq!(s.rows_sq, sq(&t.row_sums));
-    assert_eq!(s.cols_sq, sq(&t.col_sums));
-    let h_rows = scores::entropy(&t.row_sums);
-    let h_cols = scores::entropy(&t.col_sums);
-    let mi = scores::mutual_info(t);
-    let emi = scores::expected_mutual_info(t);
-    let purity = scores::purity(t);
-    for v in [h_rows, h_cols, mi, emi, purity] {
-        assert!(v.is_finite(), "{v}");
-    }
-    if t.n > 0 {
-        let bound = h_rows.min(h_cols) + 1e-9 * (1.0 + h_rows.max(h_cols));
-        assert!(
-            mi >= -1e-12 && mi <= bound,
-            "mi={mi} h=({h_rows}, {h_cols})"
-        );
-        assert!(emi >= -1e-12 && emi <= bound, "emi={emi}");
-        assert!((0.0..=1.0).contains(&purity));
-    }
-}
+mod common;
+use common::{cells_of, check_count, check_from_cells, check_invariants, check_merge, naive};
 
 /// Labels drawn from few values (dense window), or anywhere in the type's range (hash).
 fn labels<T: std::fmt::Debug + Clone + 'static>(
@@ -130,20 +56,14 @@ proptest! {
             600,
         )
     ) {
-        let t = count(&a, &b).unwrap();
-        check_invariants(&t);
-        prop_assert_eq!(cells_of(&t), naive(&a, &b));
-        check_scores(&t);
+        check_count(&a, &b);
     }
 
     #[test]
     fn counts_of_narrow_labels_match_naive(
         (a, b) in pairs(any::<i8>(), prop_oneof![0u16..5, any::<u16>()], 3000)
     ) {
-        let t = count(&a, &b).unwrap();
-        check_invariants(&t);
-        prop_assert_eq!(cells_of(&t), naive(&a, &b));
-        check_scores(&t);
+        check_count(&a, &b);
     }
 
     #[test]
@@ -202,37 +122,7 @@ proptest! {
         cells in prop::collection::vec(
             (-1i64..7, -1i64..7, prop_oneof![0i64..5, Just(-1), Just(i64::MAX)]), 0..20),
     ) {
-        let rows: Vec<i64> = cells.iter().map(|c| c.0).collect();
-        let cols: Vec<i64> = cells.iter().map(|c| c.1).collect();
-        let counts: Vec<i64> = cells.iter().map(|c| c.2).collect();
-        match Table::from_cells(n_rows, n_cols, &rows, &cols, &counts) {
-            Ok(t) => {
-                prop_assert_eq!(t.n_rows(), n_rows);
-                prop_assert_eq!(t.n_cols(), n_cols);
-                let mut want = Cells::new();
-                for &(r, c, v) in &cells {
-                    prop_assert!(v >= 0 && (0..n_rows as i64).contains(&r));
-                    prop_assert!((0..n_cols as i64).contains(&c));
-                    if v > 0 {
-                        *want.entry((i128::from(r), i128::from(c))).or_insert(0) += v as u64;
-                    }
-                }
-                prop_assert_eq!(cells_of(&t), want);
-                check_scores(&t);
-            }
-            Err(Error::NegativeCount) => prop_assert!(counts.iter().any(|&v| v < 0)),
-            Err(Error::CellOutOfBounds) => {
-                let outside = cells.iter().any(|&(r, c, _)| {
-                    r < 0 || c < 0 || r >= n_rows as i64 || c >= n_cols as i64
-                });
-                prop_assert!(outside);
-            }
-            Err(Error::CountOverflow) => {
-                let total: i128 = counts.iter().map(|&v| i128::from(v.max(0))).sum();
-                prop_assert!(total > i128::from(u64::MAX));
-            }
-            Err(e) => prop_assert!(false, "unexpected error {e}"),
-        }
+        check_from_cells(n_rows, n_cols, &cells);
     }
 
     #[test]
@@ -240,24 +130,8 @@ proptest! {
         (a, b) in pairs(0u8..6, 0u8..5, 300),
         split in any::<prop::sample::Index>(),
     ) {
-        // Two tables over disjoint samples, merged by adding their cells, equal the
-        // table of all the samples (as `Contingency.__add__` merges them).
         let cut = if a.is_empty() { 0 } else { split.index(a.len() + 1) };
-        let halves = [count(&a[..cut], &b[..cut]).unwrap(), count(&a[cut..], &b[cut..]).unwrap()];
-        let (mut rows, mut cols, mut counts) = (vec![], vec![], vec![]);
-        for t in &halves {
-            for k in 0..t.cell_count.len() {
-                rows.push(t.rows.value(t.cell_row[k] as usize) as i64);
-                cols.push(t.cols.value(t.cell_col[k] as usize) as i64);
-                counts.push(t.cell_count[k] as i64);
-            }
-        }
-        let merged = Table::from_cells(6, 5, &rows, &cols, &counts).unwrap();
-        let whole = count(&a, &b).unwrap();
-        let nonempty: Cells = cells_of(&merged);
-        prop_assert_eq!(nonempty, cells_of(&whole));
-        prop_assert_eq!(scores::pair_sums(&merged), scores::pair_sums(&whole));
-        prop_assert_eq!(scores::mutual_info(&merged).to_bits(), scores::mutual_info(&whole).to_bits());
+        check_merge(&a, &b, cut);
     }
 
     #[test]
