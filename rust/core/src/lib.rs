@@ -5,8 +5,9 @@
 //! measure in [`scores`] is derived from that table, never from the labels again.
 //!
 //! This crate knows nothing of Python: it works on plain slices of integers and
-//! returns [`Error`] for bad input instead of panicking. Its one `unsafe` is the
-//! call of the AVX2 build of the counting loop after the CPU was found to have AVX2.
+//! returns [`Error`] for bad input instead of panicking. Its `unsafe` is confined to
+//! `count.rs`: calling the AVX2 and AVX-512 builds of the counting loop after the CPU
+//! was found to have those instructions, and a cache prefetch hint (which reads nothing).
 #![deny(unsafe_code)]
 
 mod count;
