@@ -51,7 +51,15 @@ pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
                 .collect()
         })
     };
-    let counters = merge_windows(counters);
+    let mut counters = merge_windows(counters);
+    if let [counter] = &mut counters[..] {
+        if counter.is_dense() {
+            if let Some(w) = &mut counter.window {
+                w.fold();
+                return Table::from_dense(w.a0, w.b0, w.nb as usize, &w.counts, A::KIND, B::KIND);
+            }
+        }
+    }
     let mut cells = Vec::new();
     let sorted = counters.len() == 1 && counters[0].is_dense();
     for counter in counters {

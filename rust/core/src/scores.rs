@@ -77,6 +77,9 @@ pub fn entropy(counts: &[u64]) -> f64 {
     -s.value()
 }
 
+/// Tables with more cells than this are "wide": [`mutual_info`] takes no logarithm per cell.
+const WIDE_TABLE: usize = 1 << 14;
+
 /// Mutual information (natural log) of the table, as scikit-learn's
 /// `mutual_info_score`: 0.0 when either side has a single row or column;
 /// per-cell terms smaller than machine epsilon count as zero; never negative.
@@ -86,18 +89,38 @@ pub fn mutual_info(t: &Table) -> f64 {
     }
     let n = t.n as f64;
     let ln_n = n.ln();
+    let ln_outer = |k: usize| {
+        (t.row_sums[t.cell_row[k] as usize] as f64 * t.col_sums[t.cell_col[k] as usize] as f64).ln()
+    };
     let mut s = Sum::default();
-    for k in 0..t.cell_count.len() {
-        let nij = t.cell_count[k] as f64;
-        let p = nij / n;
-        // ln of the product a_i b_j, as scikit-learn (which forms the product in int64 and
-        // overflows past 2^63; the float product cannot).
-        let outer =
-            t.row_sums[t.cell_row[k] as usize] as f64 * t.col_sums[t.cell_col[k] as usize] as f64;
-        let log_outer = -outer.ln() + ln_n + ln_n;
-        let term = p * (nij.ln() - ln_n) + p * log_outer;
+    let mut add = |k: usize, ln_nij: f64, ln_outer: f64| {
+        let p = t.cell_count[k] as f64 / n;
+        let term = p * (ln_nij - ln_n) + p * (-ln_outer + ln_n + ln_n);
         if term.abs() >= f64::EPSILON {
             s.add(term);
+        }
+    };
+    if t.cell_count.len() <= WIDE_TABLE {
+        // scikit-learn's terms, to the bit: ln of the product a_i b_j (which scikit-learn
+        // forms in int64, overflowing past 2^63; the float product cannot).
+        for k in 0..t.cell_count.len() {
+            add(k, (t.cell_count[k] as f64).ln(), ln_outer(k));
+        }
+    } else {
+        // A wide table: the logarithms of the row and column sums once each and of small
+        // counts from a table, not two per cell (ln a_i + ln b_j differs from ln(a_i b_j)
+        // by an ulp or so).
+        let ln_rows: Vec<f64> = t.row_sums.iter().map(|&a| (a as f64).ln()).collect();
+        let ln_cols: Vec<f64> = t.col_sums.iter().map(|&b| (b as f64).ln()).collect();
+        let ln_small: Vec<f64> = (0..1 << 12).map(|c| (c as f64).ln()).collect();
+        for k in 0..t.cell_count.len() {
+            let c = t.cell_count[k];
+            let ln_nij = ln_small
+                .get(c as usize)
+                .copied()
+                .unwrap_or_else(|| (c as f64).ln());
+            let outer = ln_rows[t.cell_row[k] as usize] + ln_cols[t.cell_col[k] as usize];
+            add(k, ln_nij, outer);
         }
     }
     s.value().max(0.0)
@@ -279,38 +302,57 @@ fn ln_hypergeometric(k: u64, white: u64, black: u64, draws: u64) -> f64 {
 /// row sum `a`, column sum `b`, `n` samples.
 fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
     // a + b may pass u64::MAX (a given table with n near it); the result is at most a.
-    let lo = ((u128::from(a) + u128::from(b)).saturating_sub(u128::from(n)) as u64).max(1);
+    // The support starts at 0 when a + b <= n: the k = 0 term is not zero in the form
+    // summed here (below).
+    let lo = (u128::from(a) + u128::from(b)).saturating_sub(u128::from(n)) as u64;
     let hi = a.min(b);
-    if lo > hi {
+    if lo > hi || hi == 0 {
         return 0.0;
     }
     let (af, bf, nf) = (a as f64, b as f64, n as f64);
     let ln_ab = af.ln() + bf.ln();
     // The cells of the 2x2 table at k, in integers (exact even past 2^53): k, a - k,
-    // b - k and the fourth, n - a - b + k (at least 0 on lo..=hi).
-    let fourth = |k: u64| (u128::from(n) + u128::from(k) - u128::from(a) - u128::from(b)) as f64;
+    // b - k and the fourth, n - a - b + k, as (n - a) - (b - k): no overflow, as the
+    // fourth cell is at least 0 for k in lo..=hi.
+    let fourth = |k: u64| ((n - a) - (b - k)) as f64;
     let mode = (((a as u128 + 1) * (b as u128 + 1)) / (n as u128 + 2)) as u64;
     let m = mode.clamp(lo, hi);
     let ln_p = ln_hypergeometric(m, a, n - a, b);
     let p_m = ln_p.exp();
-    // ln(n k / (a b)) = ln1p((n k - a b) / (a b)), with n k - a b exact in integers: near
-    // the mean k ≈ ab/n the logarithm is small, and ln(n) + ln(k) - ln(a) - ln(b) would
-    // lose most of its digits to cancellation.
+    // With μ = ab/n the mean of k, Σ_k P(k) (k - μ) = 0 over the whole support, so
+    //   Σ_k P(k) (k/n) ln(k/μ) = (1/n) Σ_k P(k) [k ln(k/μ) - (k - μ)],
+    // a sum of non-negative terms (Loader's bd0(k, μ); μ at k = 0): no cancellation
+    // between the terms below and above the mean, which the first form has (it loses
+    // up to a factor of about the standard deviation). ln(k/μ) = ln1p((n k - a b)/(a b)),
+    // with n k - a b exact: in doubles when every product is below 2^53, else in integers.
     let ab = u128::from(a) * u128::from(b);
+    let doubles = u128::from(n) * u128::from(hi) <= 1 << 53 && ab <= 1 << 53;
+    let (inv_n, inv_ab, abf) = (1.0 / nf, 1.0 / ab as f64, ab as f64);
     let term = |k: u64, p: f64| {
-        let nk = u128::from(n) * u128::from(k);
-        let diff = if nk >= ab {
-            (nk - ab) as f64
+        let diff = if doubles {
+            nf * k as f64 - abf
         } else {
-            -((ab - nk) as f64)
+            let nk = u128::from(n) * u128::from(k);
+            if nk >= ab {
+                (nk - ab) as f64
+            } else {
+                -((ab - nk) as f64)
+            }
         };
-        p * (k as f64 / nf) * (diff / ab as f64).ln_1p()
+        let k_ln = if k == 0 {
+            0.0
+        } else {
+            k as f64 * (diff * inv_ab).ln_1p()
+        };
+        p * (k_ln - diff * inv_n) * inv_n
     };
-    // |(k/n) ln(n k/(a b))| ≤ (hi/n) · max(|ln(n/(ab))|, |ln(n hi/(ab))|) on lo..=hi.
+    // |k ln(k/μ) - (k - μ)| / n ≤ (hi/n) · max(|ln(n/(ab))|, |ln(n hi/(ab))|) + max(hi, μ)/n
+    // on lo..=hi.
     let factor = (hi as f64 / nf)
         * (ln_n - ln_ab)
             .abs()
-            .max((ln_n + (hi as f64).ln() - ln_ab).abs());
+            .max((ln_n + (hi as f64).ln() - ln_ab).abs())
+        + (hi as f64).max(abf * inv_n) * inv_n;
     let tiny = f64::MIN_POSITIVE;
     // Standard deviation of the hypergeometric count.
     let sd = (bf * (af / nf) * ((nf - af) / nf) * ((nf - bf) / (nf - 1.0).max(1.0))).sqrt();
@@ -320,37 +362,68 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
             (p, term(k, p))
         });
     }
+    // A stride for the terms (their logarithms are most of the cost) while the
+    // probabilities still step by one: by Poisson summation, as in `pair_emi_strided`,
+    // h Σ_j g(m + j h) differs from Σ_k g(k) by terms of order exp(-2π² sd² / h²) =
+    // exp(-8π²) ≈ 5e-35 for h ≤ sd/2, provided the support's ends are far out in the
+    // tails (12 sd: below e^-72) and the logarithm's branch point at k = 0 is far in
+    // units of h (the mean is at least the variance, so at least 2 sd / h · sd ≥ 32 h).
+    let h = if sd >= 16.0 && (m - lo) as f64 >= 12.0 * sd && (hi - m) as f64 >= 12.0 * sd {
+        (sd / 2.0) as u64
+    } else {
+        1
+    };
+    let hf = h as f64;
     let mut s = Sum::default();
-    let mut mass = 0.0f64;
-    let t = term(m, p_m);
+    let t = hf * term(m, p_m);
     s.add(t);
-    mass += t.abs();
+    let mut mass = t.abs();
     // Upward: P(k+1) = P(k) (a-k)(b-k) / ((k+1)(n-a-b+k+1)).
+    // The four factors start exact at the mode and step by one (exact below 2^53; past
+    // it, off by a few units in counts of 2^53 or more).
     let mut p = p_m;
     let mut k = m;
+    let (mut ak, mut bk) = ((a - m) as f64, (b - m) as f64);
+    let (mut k1, mut d1) = ((m + 1) as f64, if m < hi { fourth(m + 1) } else { 0.0 });
+    let mut until = h;
     while k < hi {
-        let r = ((a - k) as f64) * ((b - k) as f64) / (((k + 1) as f64) * fourth(k + 1));
+        let r = ak * bk / (k1 * d1);
+        (ak, bk, k1, d1) = (ak - 1.0, bk - 1.0, k1 + 1.0, d1 + 1.0);
         p *= r;
         k += 1;
-        let t = term(k, p);
-        s.add(t);
-        mass += t.abs();
-        if r < 1.0 && p * factor * r / (1.0 - r) <= mass * STOP + tiny {
-            break;
+        until -= 1;
+        if until == 0 {
+            until = h;
+            let t = hf * term(k, p);
+            s.add(t);
+            mass += t.abs();
+            // The rest, every term on the stride or not, is below this (the
+            // probabilities fall off at least geometrically past the mode).
+            if r < 1.0 && hf * p * factor * r <= (mass * STOP + tiny) * (1.0 - r) {
+                break;
+            }
         }
     }
     // Downward: P(k-1) = P(k) k (n-a-b+k) / ((a-k+1)(b-k+1)).
     let mut p = p_m;
     let mut k = m;
+    let (mut kf, mut dk) = (m as f64, fourth(m));
+    let (mut ak, mut bk) = ((a - m + 1) as f64, (b - m + 1) as f64);
+    let mut until = h;
     while k > lo {
-        let r = (k as f64) * fourth(k) / (((a - k + 1) as f64) * ((b - k + 1) as f64));
+        let r = kf * dk / (ak * bk);
+        (kf, dk, ak, bk) = (kf - 1.0, dk - 1.0, ak + 1.0, bk + 1.0);
         p *= r;
         k -= 1;
-        let t = term(k, p);
-        s.add(t);
-        mass += t.abs();
-        if r < 1.0 && p * factor * r / (1.0 - r) <= mass * STOP + tiny {
-            break;
+        until -= 1;
+        if until == 0 {
+            until = h;
+            let t = hf * term(k, p);
+            s.add(t);
+            mass += t.abs();
+            if r < 1.0 && hf * p * factor * r <= (mass * STOP + tiny) * (1.0 - r) {
+                break;
+            }
         }
     }
     s.value()
@@ -415,10 +488,13 @@ mod tests {
 
     #[test]
     fn strided_sums_equal_term_by_term_sums() {
-        // Pairs whose standard deviation is just above the stride threshold: the strided
-        // sum against every term summed with the ratio recurrence.
+        // Pairs whose standard deviation is just above the stride thresholds (16: terms on
+        // a stride, probabilities by the recurrence; 256: both on a stride): the strided
+        // sum against every term, each probability from Loader's formula.
         for &(a, b, n) in &[
-            (600_000u64, 500_000u64, 1_000_000u64),
+            (30_000u64, 16_700u64, 1_000_000u64),
+            (300_000, 400_000, 1_000_000),
+            (600_000, 500_000, 1_000_000),
             (2_000_000, 3_000_000, 9_000_000),
             (40_000_000, 1_000_000, 100_000_000),
         ] {
@@ -457,8 +533,8 @@ mod tests {
         // `table_cells`). References: the full sum in 50-digit arithmetic (mpmath).
         for (big, want) in [
             (1u64 << 40, 3.990_724_692_559_609_7e-19),
-            (1 << 50, 5.312_604_660_965_710_2e-25),
-            (71_828_041_629_302_604, 1.527_284_438_027_439_7e-28),
+            (1 << 50, 5.312_604_660_965_71e-25),
+            (71_828_041_629_302_604, 1.527_284_438_027_44e-28),
         ] {
             let t = Table::from_cells(2, 2, &[0, 1], &[0, 1], &[big as i64, 166]).unwrap();
             let got = expected_mutual_info(&t);

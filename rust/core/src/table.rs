@@ -65,16 +65,13 @@ impl Table {
                 same
             });
         }
-        let mut col_keys: Vec<u64> = cells.iter().map(|c| c.1).collect();
-        col_keys.sort_unstable();
-        col_keys.dedup();
+        let (col_keys, col_index) = column_keys(&cells);
         let mut row_keys = Vec::new();
         let mut cell_row = Vec::with_capacity(cells.len());
         let mut cell_col = Vec::with_capacity(cells.len());
         let mut cell_count = Vec::with_capacity(cells.len());
         let mut row_sums = Vec::new();
         let mut col_sums = vec![0u64; col_keys.len()];
-        let col_index = ColIndex::new(&col_keys, cells.len());
         for &(a, b, c) in &cells {
             if row_keys.last() != Some(&a) {
                 row_keys.push(a);
@@ -88,6 +85,80 @@ impl Table {
             cell_row.push(index(row_keys.len() - 1)?);
             cell_col.push(index(j)?);
             cell_count.push(c);
+        }
+        let n = row_sums.iter().sum();
+        Ok(Table {
+            rows: Keys {
+                kind: row_kind,
+                keys: row_keys,
+            },
+            cols: Keys {
+                kind: col_kind,
+                keys: col_keys,
+            },
+            cell_row,
+            cell_col,
+            cell_count,
+            row_sums,
+            col_sums,
+            n,
+        })
+    }
+
+    /// Builds the table from a dense row-major array of counts for row keys `a0..` and
+    /// column keys `b0..b0 + nb` (a counting window), without listing its cells first:
+    /// empty rows and columns are dropped.
+    pub(crate) fn from_dense(
+        a0: u64,
+        b0: u64,
+        nb: usize,
+        counts: &[u64],
+        row_kind: KeyKind,
+        col_kind: KeyKind,
+    ) -> Result<Table, Error> {
+        let mut all_col_sums = vec![0u64; nb];
+        let mut row_keys = Vec::new();
+        let mut row_sums = Vec::new();
+        let mut n_cells = 0;
+        for (i, row) in counts.chunks_exact(nb.max(1)).enumerate() {
+            let mut sum = 0;
+            for (s, &c) in all_col_sums.iter_mut().zip(row) {
+                *s += c;
+                sum += c;
+                n_cells += usize::from(c != 0);
+            }
+            if sum > 0 {
+                row_keys.push(a0 + i as u64);
+                row_sums.push(sum);
+            }
+        }
+        let mut position = vec![0u32; nb];
+        let mut col_keys = Vec::new();
+        let mut col_sums = Vec::new();
+        for (j, &s) in all_col_sums.iter().enumerate() {
+            if s > 0 {
+                position[j] = index(col_keys.len())?;
+                col_keys.push(b0 + j as u64);
+                col_sums.push(s);
+            }
+        }
+        let mut cell_row = Vec::with_capacity(n_cells);
+        let mut cell_col = Vec::with_capacity(n_cells);
+        let mut cell_count = Vec::with_capacity(n_cells);
+        let mut r = 0;
+        for row in counts.chunks_exact(nb.max(1)) {
+            if row.iter().all(|&c| c == 0) {
+                continue;
+            }
+            let r32 = index(r)?;
+            for (j, &c) in row.iter().enumerate() {
+                if c != 0 {
+                    cell_row.push(r32);
+                    cell_col.push(position[j]);
+                    cell_count.push(c);
+                }
+            }
+            r += 1;
         }
         let n = row_sums.iter().sum();
         Ok(Table {
@@ -235,6 +306,43 @@ fn radix_sort(cells: &mut [(u64, u64, u64)]) -> bool {
         *cell = (a_lo + k / b_range, b_lo + k % b_range, c);
     }
     true
+}
+
+/// The sorted distinct column keys of `cells`, and an index from key to position. When
+/// the keys span a range not much wider than there are cells (a table counted in a dense
+/// window, or small labels), they are found by marking the range, not by sorting: for
+/// wide tables (hundreds of thousands of cells) sorting cost more than counting.
+fn column_keys(cells: &[(u64, u64, u64)]) -> (Vec<u64>, ColIndex) {
+    let (lo, hi) = cells
+        .iter()
+        .fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c.1), hi.max(c.1)));
+    if lo <= hi && hi - lo < 4 * (cells.len() as u64).max(1024) {
+        const ABSENT: u32 = u32::MAX;
+        let mut position = vec![ABSENT; (hi - lo) as usize + 1];
+        for c in cells {
+            position[(c.1 - lo) as usize] = 0;
+        }
+        let mut keys = Vec::new();
+        for (offset, p) in position.iter_mut().enumerate() {
+            if *p != ABSENT {
+                // At most `cells.len()` keys; the caller refuses more than u32 can index.
+                *p = keys.len() as u32;
+                keys.push(lo + offset as u64);
+            }
+        }
+        return (
+            keys,
+            ColIndex::Dense {
+                start: lo,
+                position,
+            },
+        );
+    }
+    let mut keys: Vec<u64> = cells.iter().map(|c| c.1).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let index = ColIndex::new(&keys, cells.len());
+    (keys, index)
 }
 
 /// Finds a column key's position among the sorted distinct column keys: by binary
