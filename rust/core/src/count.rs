@@ -819,6 +819,54 @@ mod tests {
     }
 
     #[test]
+    fn every_build_of_the_counting_loop_counts_alike() {
+        // The baseline, AVX2 and AVX-512 builds of one generic loop, each on this CPU if it
+        // can run it: the same cells, whichever the dispatch picks.
+        fn cells(c: Counter) -> Vec<(u64, u64, u64)> {
+            let mut v = Vec::new();
+            c.drain_into(&mut v);
+            v.sort_unstable();
+            v
+        }
+        let mut seed = 11;
+        let a: Vec<i32> = (0..50_000)
+            .map(|_| (lcg(&mut seed) % 40) as i32 - 20)
+            .collect();
+        let b: Vec<u16> = (0..50_000)
+            .map(|i| {
+                if i % 9 == 0 {
+                    lcg(&mut seed) as u16
+                } else {
+                    (lcg(&mut seed) % 70) as u16
+                }
+            })
+            .collect();
+        let w: Vec<i64> = a.iter().map(|&x| i64::from(x) << 40).collect();
+        let want = cells(count_block_impl(&a, &b));
+        let want_wide = cells(count_block_impl(&w, &b));
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                assert_eq!(cells(count_block_avx2_checked(&a, &b)), want);
+                assert_eq!(cells(count_block_avx2_checked(&w, &b)), want_wide);
+            }
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+            {
+                assert_eq!(cells(count_block_avx512_checked(&a, &b)), want);
+                assert_eq!(cells(count_block_avx512_checked(&w, &b)), want_wide);
+            }
+        }
+        let wide = |v: &[i32]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
+        let b64: Vec<i64> = b.iter().map(|&y| i64::from(y)).collect();
+        let total: u64 = want.iter().map(|c| c.2).sum();
+        assert_eq!(total, 50_000);
+        assert_eq!(as_map(&count(&a, &b).unwrap()), naive(&wide(&a), &b64));
+    }
+
+    #[test]
     fn lanes_fold_before_they_overflow() {
         // Tests fold the lanes every 5,000 samples: many folds, same counts.
         let a: Vec<u8> = (0..100_003).map(|i| (i % 3) as u8).collect();
