@@ -170,20 +170,18 @@ fn count_block_avx512<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
 fn count_block_impl<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
     let mut counter = Counter::new(window_limit(a.len(), 1));
     let mut scratch = Scratch::new();
-    let mut touched = 0;
     let n = a.len();
     let mut i = 0;
     while i < n {
         let end = (i + CHUNK).min(n);
         let ahead = end..(end + CHUNK).min(n);
-        touched ^= counter.add_chunk(
+        counter.add_chunk(
             (&a[i..end], &b[i..end]),
             (&a[ahead.clone()], &b[ahead]),
             &mut scratch,
         );
         i = end;
     }
-    std::hint::black_box(touched);
     counter
 }
 
@@ -428,14 +426,12 @@ impl Window {
         }
     }
 
-    /// Adds one to each cell; meanwhile reads one label per cache line of the next
-    /// chunk (`ahead`), so its loads overlap this loop instead of stalling the next
-    /// index loop. Returns the labels read, for the caller to keep the reads alive.
+    /// Adds one to each cell; meanwhile prefetches each cache line of the next chunk
+    /// (`ahead`), so its loads overlap this loop instead of stalling the next index loop.
     #[inline(always)]
-    fn add_cells<A: Label, B: Label>(&mut self, cells: &[u32], ahead: (&[A], &[B])) -> u64 {
+    fn add_cells<A: Label, B: Label>(&mut self, cells: &[u32], ahead: (&[A], &[B])) {
         let step_a = 64 / std::mem::size_of::<A>().max(1);
         let step_b = 64 / std::mem::size_of::<B>().max(1);
-        let touched = 0;
         let touch = |i: usize| {
             if let Some(x) = ahead.0.get(i * step_a) {
                 prefetch(x);
@@ -452,7 +448,7 @@ impl Window {
                     counts[c as usize] += 1;
                 }
             }
-            return touched;
+            return;
         }
         if self.in_lanes + cells.len() as u64 > LANE_FOLD {
             self.fold_lanes();
@@ -470,7 +466,6 @@ impl Window {
         for &c in quads.remainder() {
             lanes[c as usize][0] += 1;
         }
-        touched
     }
 
     /// Adds the lanes into `counts` and zeroes them.
@@ -527,20 +522,20 @@ impl Counter {
         self.sparse.is_empty() && self.spill.is_empty()
     }
 
-    /// Counts one chunk (at most `CHUNK` pairs).
-    /// Returns what [`Window::add_cells`] read of the next chunk (`ahead`).
+    /// Counts one chunk (at most `CHUNK` pairs); `ahead` is the next chunk, to prefetch.
     #[inline(always)]
     fn add_chunk<A: Label, B: Label>(
         &mut self,
         (ca, cb): (&[A], &[B]),
         ahead: (&[A], &[B]),
         s: &mut Scratch,
-    ) -> u64 {
+    ) {
         let m = ca.len();
         // Fast path: the chunk falls in the window; one fused loop computes every cell index.
         if let Some(w) = &mut self.window {
             if w.index(ca, cb, &mut s.cells[..m]) {
-                return w.add_cells(&s.cells[..m], ahead);
+                w.add_cells(&s.cells[..m], ahead);
+                return;
             }
         }
         let (a_lo, a_hi) = widen(ca, &mut s.ka[..m]);
@@ -558,7 +553,6 @@ impl Counter {
             b_hi: B::KEY_MAX,
         };
         self.add(&s.ka[..m], &s.kb[..m], span, types);
-        0
     }
 
     /// Counts pairs of keys within `span`; `types` is the key range of the label types.
