@@ -378,6 +378,20 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
     let t = hf * term(m, p_m);
     s.add(t);
     let mut mass = t.abs();
+    // After a step to k (probability p, ratio r from the last): on every h-th step add the
+    // term, and say whether the rest, every term on the stride or not, is below the tail
+    // bound (past the mode the probabilities fall off at least geometrically).
+    let stride_done = |until: &mut u64, k: u64, p: f64, r: f64, s: &mut Sum, mass: &mut f64| {
+        *until -= 1;
+        if *until > 0 {
+            return false;
+        }
+        *until = h;
+        let t = hf * term(k, p);
+        s.add(t);
+        *mass += t.abs();
+        r < 1.0 && hf * p * factor * r <= (*mass * STOP + tiny) * (1.0 - r)
+    };
     // Upward: P(k+1) = P(k) (a-k)(b-k) / ((k+1)(n-a-b+k+1)).
     // The four factors start exact at the mode and step by one (exact below 2^53; past
     // it, off by a few units in counts of 2^53 or more).
@@ -391,17 +405,8 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
         (ak, bk, k1, d1) = (ak - 1.0, bk - 1.0, k1 + 1.0, d1 + 1.0);
         p *= r;
         k += 1;
-        until -= 1;
-        if until == 0 {
-            until = h;
-            let t = hf * term(k, p);
-            s.add(t);
-            mass += t.abs();
-            // The rest, every term on the stride or not, is below this (the
-            // probabilities fall off at least geometrically past the mode).
-            if r < 1.0 && hf * p * factor * r <= (mass * STOP + tiny) * (1.0 - r) {
-                break;
-            }
+        if stride_done(&mut until, k, p, r, &mut s, &mut mass) {
+            break;
         }
     }
     // Downward: P(k-1) = P(k) k (n-a-b+k) / ((a-k+1)(b-k+1)).
@@ -415,15 +420,8 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
         (kf, dk, ak, bk) = (kf - 1.0, dk - 1.0, ak + 1.0, bk + 1.0);
         p *= r;
         k -= 1;
-        until -= 1;
-        if until == 0 {
-            until = h;
-            let t = hf * term(k, p);
-            s.add(t);
-            mass += t.abs();
-            if r < 1.0 && hf * p * factor * r <= (mass * STOP + tiny) * (1.0 - r) {
-                break;
-            }
+        if stride_done(&mut until, k, p, r, &mut s, &mut mass) {
+            break;
         }
     }
     s.value()

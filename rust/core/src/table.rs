@@ -86,23 +86,19 @@ impl Table {
             cell_col.push(index(j)?);
             cell_count.push(c);
         }
-        let n = row_sums.iter().sum();
-        Ok(Table {
-            rows: Keys {
+        Ok(Table::assemble(
+            Keys {
                 kind: row_kind,
                 keys: row_keys,
             },
-            cols: Keys {
+            Keys {
                 kind: col_kind,
                 keys: col_keys,
             },
-            cell_row,
-            cell_col,
-            cell_count,
+            (cell_row, cell_col, cell_count),
             row_sums,
             col_sums,
-            n,
-        })
+        ))
     }
 
     /// Builds the table from a dense row-major array of counts for row keys `a0..` and
@@ -160,23 +156,40 @@ impl Table {
             }
             r += 1;
         }
-        let n = row_sums.iter().sum();
-        Ok(Table {
-            rows: Keys {
+        Ok(Table::assemble(
+            Keys {
                 kind: row_kind,
                 keys: row_keys,
             },
-            cols: Keys {
+            Keys {
                 kind: col_kind,
                 keys: col_keys,
             },
+            (cell_row, cell_col, cell_count),
+            row_sums,
+            col_sums,
+        ))
+    }
+
+    /// The table of these keys, cells (row, column, count) and sums; `n` from the sums.
+    fn assemble(
+        rows: Keys,
+        cols: Keys,
+        (cell_row, cell_col, cell_count): (Vec<u32>, Vec<u32>, Vec<u64>),
+        row_sums: Vec<u64>,
+        col_sums: Vec<u64>,
+    ) -> Table {
+        let n = row_sums.iter().sum();
+        Table {
+            rows,
+            cols,
             cell_row,
             cell_col,
             cell_count,
             row_sums,
             col_sums,
             n,
-        })
+        }
     }
 
     /// Builds a table of the given shape from cells given by position, as a
