@@ -87,17 +87,9 @@ impl Table {
             cell_count.push(c);
         }
         Ok(Table::assemble(
-            Keys {
-                kind: row_kind,
-                keys: row_keys,
-            },
-            Keys {
-                kind: col_kind,
-                keys: col_keys,
-            },
+            (row_kind, row_keys, row_sums),
+            (col_kind, col_keys, col_sums),
             (cell_row, cell_col, cell_count),
-            row_sums,
-            col_sums,
         ))
     }
 
@@ -157,32 +149,29 @@ impl Table {
             r += 1;
         }
         Ok(Table::assemble(
-            Keys {
-                kind: row_kind,
-                keys: row_keys,
-            },
-            Keys {
-                kind: col_kind,
-                keys: col_keys,
-            },
+            (row_kind, row_keys, row_sums),
+            (col_kind, col_keys, col_sums),
             (cell_row, cell_col, cell_count),
-            row_sums,
-            col_sums,
         ))
     }
 
-    /// The table of these keys, cells (row, column, count) and sums; `n` from the sums.
+    /// The table of each side's (key kind, keys, sums) and of its cells (row, column,
+    /// count); `n` from the sums.
     fn assemble(
-        rows: Keys,
-        cols: Keys,
+        (row_kind, row_keys, row_sums): (KeyKind, Vec<u64>, Vec<u64>),
+        (col_kind, col_keys, col_sums): (KeyKind, Vec<u64>, Vec<u64>),
         (cell_row, cell_col, cell_count): (Vec<u32>, Vec<u32>, Vec<u64>),
-        row_sums: Vec<u64>,
-        col_sums: Vec<u64>,
     ) -> Table {
         let n = row_sums.iter().sum();
         Table {
-            rows,
-            cols,
+            rows: Keys {
+                kind: row_kind,
+                keys: row_keys,
+            },
+            cols: Keys {
+                kind: col_kind,
+                keys: col_keys,
+            },
             cell_row,
             cell_col,
             cell_count,
