@@ -96,58 +96,69 @@ impl Table {
     /// Builds the table from a dense row-major array of counts for row keys `a0..` and
     /// column keys `b0..b0 + nb` (a counting window), without listing its cells first:
     /// empty rows and columns are dropped.
-    pub(crate) fn from_dense(
+    pub(crate) fn from_dense<C: Copy + Into<u64>>(
         a0: u64,
         b0: u64,
         nb: usize,
-        counts: &[u64],
+        counts: &[C],
         row_kind: KeyKind,
         col_kind: KeyKind,
     ) -> Result<Table, Error> {
+        let nb = nb.max(1);
+        // One pass for the sums and each row's number of cells (no branch per cell: a
+        // wide window's zero cells fall at random, and mispredicting them cost more
+        // than the counting).
         let mut all_col_sums = vec![0u64; nb];
         let mut row_keys = Vec::new();
         let mut row_sums = Vec::new();
-        let mut n_cells = 0;
-        for (i, row) in counts.chunks_exact(nb.max(1)).enumerate() {
-            let mut sum = 0;
+        let mut row_cells = Vec::new();
+        for (i, row) in counts.chunks_exact(nb).enumerate() {
+            let (mut sum, mut nnz) = (0u64, 0usize);
             for (s, &c) in all_col_sums.iter_mut().zip(row) {
+                let c: u64 = c.into();
                 *s += c;
                 sum += c;
-                n_cells += usize::from(c != 0);
+                nnz += usize::from(c != 0);
             }
             if sum > 0 {
                 row_keys.push(a0 + i as u64);
                 row_sums.push(sum);
+                row_cells.push((i, nnz));
             }
         }
+        let n_cells: usize = row_cells.iter().map(|&(_, k)| k).sum();
         let mut position = vec![0u32; nb];
         let mut col_keys = Vec::new();
         let mut col_sums = Vec::new();
         for (j, &s) in all_col_sums.iter().enumerate() {
+            position[j] = index(col_keys.len())?;
             if s > 0 {
-                position[j] = index(col_keys.len())?;
                 col_keys.push(b0 + j as u64);
                 col_sums.push(s);
             }
         }
+        // Every cell is written, and the next write overwrites it unless it is non-zero:
+        // one slot of slack for the last zero cell.
         let mut cell_row = Vec::with_capacity(n_cells);
-        let mut cell_col = Vec::with_capacity(n_cells);
-        let mut cell_count = Vec::with_capacity(n_cells);
-        let mut r = 0;
-        for row in counts.chunks_exact(nb.max(1)) {
-            if row.iter().all(|&c| c == 0) {
-                continue;
+        let mut cell_col = vec![0u32; n_cells + 1];
+        let mut cell_count = vec![0u64; n_cells + 1];
+        let mut k = 0;
+        for (r, &(i, nnz)) in row_cells.iter().enumerate() {
+            let row = &counts[i * nb..(i + 1) * nb];
+            let end = k + nnz;
+            let (cols, cnts) = (&mut cell_col[k..=end], &mut cell_count[k..=end]);
+            let mut m = 0;
+            for (&c, &p) in row.iter().zip(&position) {
+                let c: u64 = c.into();
+                cols[m.min(nnz)] = p;
+                cnts[m.min(nnz)] = c;
+                m += usize::from(c != 0);
             }
-            let r32 = index(r)?;
-            for (j, &c) in row.iter().enumerate() {
-                if c != 0 {
-                    cell_row.push(r32);
-                    cell_col.push(position[j]);
-                    cell_count.push(c);
-                }
-            }
-            r += 1;
+            cell_row.resize(end, index(r)?);
+            k = end;
         }
+        cell_col.truncate(n_cells);
+        cell_count.truncate(n_cells);
         Ok(Table::assemble(
             (row_kind, row_keys, row_sums),
             (col_kind, col_keys, col_sums),
