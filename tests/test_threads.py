@@ -30,12 +30,19 @@ def _scores(a, b):
     )
 
 
+def _wide(a):
+    # 20 x 4000: a wide table (more cells than one block of its mutual information).
+    return (a * 200 + np.random.default_rng(1).integers(0, 4000, a.size)) % 4000
+
+
 SCRIPT = """
 import numpy as np, fastcluster_metrics as fcm
 rng = np.random.default_rng(0)
 a = rng.integers(0, 20, {n}); b = (a * 7 + rng.integers(0, 30, {n})) % 30
+w = (a * 200 + np.random.default_rng(1).integers(0, 4000, a.size)) % 4000
 print(fcm.num_threads(), repr(fcm.adjusted_rand_score(a, b)), repr(fcm.mutual_info_score(a, b)),
-      repr(fcm.adjusted_mutual_info_score(a, b)))
+      repr(fcm.adjusted_mutual_info_score(a, b)), repr(fcm.mutual_info_score(a, w)),
+      repr(fcm.adjusted_mutual_info_score(a, w)))
 """
 
 
@@ -55,6 +62,8 @@ def test_results_identical_across_thread_counts(threads):
         repr(fcm.adjusted_rand_score(a, b)),
         repr(fcm.mutual_info_score(a, b)),
         repr(fcm.adjusted_mutual_info_score(a, b)),
+        repr(fcm.mutual_info_score(a, _wide(a))),
+        repr(fcm.adjusted_mutual_info_score(a, _wide(a))),
     ]
 
 
