@@ -921,6 +921,10 @@ mod tests {
             (5000, 20, 30, 1),
             (200_000, 20, 30, 1),
             (200_000, 1000, 1000, 1),
+            // A wide window, made a table by row blocks on each thread; with empty rows
+            // and columns between the others (keys two apart).
+            (400_000, 300, 300, 1),
+            (400_000, 300, 300, 2),
             (70_000, 70_000, 50, 1),
             (100_000, 40, 40, 1 << 40),
             // Hash map past SPILL_AT pairs: spilled pairs, radix-sorted (packable keys)...

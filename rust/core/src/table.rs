@@ -96,7 +96,7 @@ impl Table {
     /// Builds the table from a dense row-major array of counts for row keys `a0..` and
     /// column keys `b0..b0 + nb` (a counting window), without listing its cells first:
     /// empty rows and columns are dropped.
-    pub(crate) fn from_dense<C: Copy + Into<u64>>(
+    pub(crate) fn from_dense<C: Copy + Into<u64> + Sync>(
         a0: u64,
         b0: u64,
         nb: usize,
@@ -105,28 +105,51 @@ impl Table {
         col_kind: KeyKind,
     ) -> Result<Table, Error> {
         let nb = nb.max(1);
-        // One pass for the sums and each row's number of cells (no branch per cell: a
-        // wide window's zero cells fall at random, and mispredicting them cost more
-        // than the counting).
+        let na = counts.len() / nb;
+        // Wide windows in row blocks, one per thread.
+        let parts = if counts.len() >= DENSE_PARALLEL {
+            pool::threads().min(na).max(1)
+        } else {
+            1
+        };
+        let bounds: Vec<usize> = (0..=parts).map(|p| p * na / parts).collect();
+        // One pass for the sums and each row's number of cells.
+        let sums = each_part(parts, |p| {
+            let mut col_sums = vec![0u64; nb];
+            let rows: Vec<(u64, usize)> = (bounds[p]..bounds[p + 1])
+                .map(|i| {
+                    let (mut sum, mut nnz) = (0u64, 0usize);
+                    for (s, &c) in col_sums.iter_mut().zip(&counts[i * nb..(i + 1) * nb]) {
+                        let c: u64 = c.into();
+                        *s += c;
+                        sum += c;
+                        nnz += usize::from(c != 0);
+                    }
+                    (sum, nnz)
+                })
+                .collect();
+            (col_sums, rows)
+        });
         let mut all_col_sums = vec![0u64; nb];
         let mut row_keys = Vec::new();
         let mut row_sums = Vec::new();
-        let mut row_cells = Vec::new();
-        for (i, row) in counts.chunks_exact(nb).enumerate() {
-            let (mut sum, mut nnz) = (0u64, 0usize);
-            for (s, &c) in all_col_sums.iter_mut().zip(row) {
-                let c: u64 = c.into();
+        // Per part: its non-empty rows as (row, number of cells).
+        let mut part_rows: Vec<Vec<(usize, usize)>> = Vec::with_capacity(parts);
+        for (p, (col_sums, rows)) in sums.iter().enumerate() {
+            for (s, &c) in all_col_sums.iter_mut().zip(col_sums) {
                 *s += c;
-                sum += c;
-                nnz += usize::from(c != 0);
             }
-            if sum > 0 {
-                row_keys.push(a0 + i as u64);
-                row_sums.push(sum);
-                row_cells.push((i, nnz));
+            let mut nonempty = Vec::new();
+            for (i, &(sum, nnz)) in (bounds[p]..).zip(rows) {
+                if sum > 0 {
+                    row_keys.push(a0 + i as u64);
+                    row_sums.push(sum);
+                    nonempty.push((i, nnz));
+                }
             }
+            part_rows.push(nonempty);
         }
-        let n_cells: usize = row_cells.iter().map(|&(_, k)| k).sum();
+        index(row_keys.len())?;
         let mut position = vec![0u32; nb];
         let mut col_keys = Vec::new();
         let mut col_sums = Vec::new();
@@ -137,28 +160,61 @@ impl Table {
                 col_sums.push(s);
             }
         }
-        // Every cell is written, and the next write overwrites it unless it is non-zero:
-        // one slot of slack for the last zero cell.
-        let mut cell_row = Vec::with_capacity(n_cells);
-        let mut cell_col = vec![0u32; n_cells + 1];
-        let mut cell_count = vec![0u64; n_cells + 1];
-        let mut k = 0;
-        for (r, &(i, nnz)) in row_cells.iter().enumerate() {
-            let row = &counts[i * nb..(i + 1) * nb];
-            let end = k + nnz;
-            let (cols, cnts) = (&mut cell_col[k..=end], &mut cell_count[k..=end]);
-            let mut m = 0;
-            for (&c, &p) in row.iter().zip(&position) {
-                let c: u64 = c.into();
-                cols[m.min(nnz)] = p;
-                cnts[m.min(nnz)] = c;
-                m += usize::from(c != 0);
-            }
-            cell_row.resize(end, index(r)?);
-            k = end;
+        // Each part writes the cells of its rows into its own stretch of the cells.
+        let part_cells: Vec<usize> = part_rows
+            .iter()
+            .map(|rows| rows.iter().map(|&(_, k)| k).sum())
+            .collect();
+        let n_cells: usize = part_cells.iter().sum();
+        let mut cell_row = vec![0u32; n_cells];
+        let mut cell_col = vec![0u32; n_cells];
+        let mut cell_count = vec![0u64; n_cells];
+        let mut stretches = Vec::with_capacity(parts);
+        let (mut rest_row, mut rest_col, mut rest_count) =
+            (&mut cell_row[..], &mut cell_col[..], &mut cell_count[..]);
+        let mut first_row = 0;
+        for (rows, &k) in part_rows.iter().zip(&part_cells) {
+            let (r, rr) = std::mem::take(&mut rest_row).split_at_mut(k);
+            let (c, rc) = std::mem::take(&mut rest_col).split_at_mut(k);
+            let (n, rn) = std::mem::take(&mut rest_count).split_at_mut(k);
+            (rest_row, rest_col, rest_count) = (rr, rc, rn);
+            stretches.push(Stretch {
+                rows,
+                first_row,
+                cell_row: r,
+                cell_col: c,
+                cell_count: n,
+            });
+            first_row += rows.len();
         }
-        cell_col.truncate(n_cells);
-        cell_count.truncate(n_cells);
+        let write = |st: Stretch<'_>| {
+            let mut k = 0;
+            for (r, &(i, nnz)) in (st.first_row..).zip(st.rows) {
+                let cols = &mut st.cell_col[k..k + nnz];
+                let cnts = &mut st.cell_count[k..k + nnz];
+                // No branch on the count (a wide window's zero cells fall at random, and
+                // mispredicting them cost more than the counting): every cell is written
+                // at the next free place, which only a non-zero one then takes; once the
+                // row's cells are all placed, the rest are zero (a branch taken once).
+                let mut m = 0;
+                for (&c, &p) in counts[i * nb..(i + 1) * nb].iter().zip(&position) {
+                    if m == nnz {
+                        break;
+                    }
+                    let c: u64 = c.into();
+                    cols[m] = p;
+                    cnts[m] = c;
+                    m += usize::from(c != 0);
+                }
+                st.cell_row[k..k + nnz].fill(r as u32);
+                k += nnz;
+            }
+        };
+        if parts > 1 {
+            pool::run(|| stretches.into_par_iter().for_each(write));
+        } else {
+            stretches.into_iter().for_each(write);
+        }
         Ok(Table::assemble(
             (row_kind, row_keys, row_sums),
             (col_kind, col_keys, col_sums),
@@ -400,6 +456,29 @@ impl ColIndex {
             ColIndex::Dense { start, position } => position[(key - start) as usize] as usize,
             ColIndex::Hashed(map) => map.get(&key).copied().unwrap_or_default() as usize,
         }
+    }
+}
+
+/// One part of a dense window's rows, and where their cells go.
+struct Stretch<'a> {
+    /// The part's non-empty rows: (row in the window, number of cells).
+    rows: &'a [(usize, usize)],
+    /// The table row of the first of them.
+    first_row: usize,
+    cell_row: &'a mut [u32],
+    cell_col: &'a mut [u32],
+    cell_count: &'a mut [u64],
+}
+
+/// Windows of at least this many cells become tables on every thread.
+const DENSE_PARALLEL: usize = 1 << 16;
+
+/// `f` of each part `0..parts`, in order: on the pool's threads when there are several.
+fn each_part<R: Send>(parts: usize, f: impl Fn(usize) -> R + Sync + Send) -> Vec<R> {
+    if parts > 1 {
+        pool::run(|| (0..parts).into_par_iter().map(f).collect())
+    } else {
+        (0..parts).map(f).collect()
     }
 }
 
