@@ -72,10 +72,16 @@ pub fn entropy(counts: &[u64]) -> f64 {
     }
     let total: u64 = counts.iter().sum();
     let (total, ln_total) = (total as f64, (total as f64).ln());
+    let ln_small = ln_small();
     let mut s = Sum::default();
     for &c in counts.iter().filter(|&&c| c > 0) {
+        // The same logarithm as `ln`, from the table where it holds one.
+        let ln_c = ln_small
+            .get(c as usize)
+            .copied()
+            .unwrap_or_else(|| (c as f64).ln());
         let c = c as f64;
-        s.add((c / total) * (c.ln() - ln_total));
+        s.add((c / total) * (ln_c - ln_total));
     }
     -s.value()
 }
@@ -116,14 +122,36 @@ pub fn mutual_info(t: &Table) -> f64 {
         // counts from a table, not two per cell (ln a_i + ln b_j differs from ln(a_i b_j)
         // by an ulp or so); the cells in fixed blocks, each summed on its own and their
         // sums added in order (the same result on any number of threads).
-        let ln_rows: Vec<f64> = t.row_sums.iter().map(|&a| (a as f64).ln()).collect();
-        let ln_cols: Vec<f64> = t.col_sums.iter().map(|&b| (b as f64).ln()).collect();
         let ln_small = ln_small();
+        let ln = |&x: &u64| {
+            ln_small
+                .get(x as usize)
+                .copied()
+                .unwrap_or_else(|| (x as f64).ln())
+        };
+        let ln_rows: Vec<f64> = t.row_sums.iter().map(ln).collect();
+        let ln_cols: Vec<f64> = t.col_sums.iter().map(ln).collect();
         let cells = t.cell_count.len();
         // Each cell's n_ij (ln n_ij - ln a_i - ln b_j + ln n), summed and divided by n once
         // at the end; scikit-learn's p_ij (...) below machine epsilon counts as zero.
         let (ln_n_twice, small) = (ln_n + ln_n, f64::EPSILON * n);
-        let (ln_rows, ln_cols) = (&ln_rows[..], &ln_cols[..]);
+        let term = |c: u64, row: u32, col: u32| {
+            let ln_nij = if c < LN_SMALL {
+                ln_small[c as usize]
+            } else {
+                (c as f64).ln()
+            };
+            let outer = ln_rows[row as usize] + ln_cols[col as usize];
+            // A cell's count is below 2^63 (a slice's length, or an i64 given by the user):
+            // the signed conversion is one instruction, the unsigned one several.
+            let c = c as i64 as f64;
+            let term = c * (ln_nij - ln_n) + c * (-outer + ln_n_twice);
+            if term.abs() >= small {
+                term
+            } else {
+                0.0
+            }
+        };
         let block_sum = |block: usize| {
             // Eight terms at a time added pairwise (their rounding, at most 3 ulps of their
             // magnitudes, is below that of the terms themselves), then into a compensated
@@ -135,23 +163,16 @@ pub fn mutual_info(t: &Table) -> f64 {
                 &t.cell_col[r],
             );
             let mut s = Sum::default();
-            let mut x = [0.0f64; 8];
-            for (i, ((&c, &row), &col)) in counts.iter().zip(rows).zip(cols).enumerate() {
-                let ln_nij = if c < LN_SMALL {
-                    ln_small[c as usize]
-                } else {
-                    (c as f64).ln()
-                };
-                let outer = ln_rows[row as usize] + ln_cols[col as usize];
-                // A cell's count is below 2^63 (a slice's length, or an i64 given by the
-                // user): the signed conversion is one instruction, the unsigned several.
-                let c = c as i64 as f64;
-                let term = c * (ln_nij - ln_n) + c * (-outer + ln_n_twice);
-                x[i % 8] = if term.abs() >= small { term } else { 0.0 };
-                if i % 8 == 7 || i + 1 == counts.len() {
-                    s.add(((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7])));
-                    x = [0.0; 8];
-                }
+            let eights = counts
+                .chunks_exact(8)
+                .zip(rows.chunks_exact(8))
+                .zip(cols.chunks_exact(8));
+            for ((c, r), k) in eights {
+                let x: [f64; 8] = std::array::from_fn(|j| term(c[j], r[j], k[j]));
+                s.add(((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7])));
+            }
+            for j in counts.len() / 8 * 8..counts.len() {
+                s.add(term(counts[j], rows[j], cols[j]));
             }
             s
         };
@@ -232,6 +253,17 @@ pub fn expected_mutual_info(t: &Table) -> f64 {
 /// Size pairs per block of the expected mutual information's sum (a block takes tens
 /// of microseconds).
 const EMI_BLOCK: usize = 64;
+
+/// [`mutual_info`] and [`expected_mutual_info`] (the adjusted mutual information's
+/// parts) side by side on the pool's threads: the same values, sooner than one after
+/// the other.
+pub fn mutual_info_and_expected(t: &Table) -> (f64, f64) {
+    if pool::threads() > 1 {
+        pool::run(|| rayon::join(|| mutual_info(t), || expected_mutual_info(t)))
+    } else {
+        (mutual_info(t), expected_mutual_info(t))
+    }
+}
 
 /// The distinct non-zero sizes in `sums`, each with how often it occurs.
 fn size_counts(sums: &[u64]) -> Vec<(u64, u64)> {
@@ -665,6 +697,23 @@ mod tests {
             let t = Table::from_cells(2, 2, &[0, 1], &[0, 1], &[big as i64, 166]).unwrap();
             let got = expected_mutual_info(&t);
             assert!((got - want).abs() <= 1e-13 * want, "{big}: {got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn mutual_info_and_expected_side_by_side_equal_each_alone() {
+        let mut seed = 3u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (seed >> 33) as i64
+        };
+        for (rows, cols) in [(20, 30), (33, 3000)] {
+            let a: Vec<i64> = (0..200_000).map(|_| next() % rows).collect();
+            let b: Vec<i64> = a.iter().map(|&x| (x * 7 + next() % 50) % cols).collect();
+            let t = table(&a, &b);
+            let (mi, emi) = mutual_info_and_expected(&t);
+            assert_eq!(mi.to_bits(), mutual_info(&t).to_bits());
+            assert_eq!(emi.to_bits(), expected_mutual_info(&t).to_bits());
         }
     }
 

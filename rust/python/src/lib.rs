@@ -329,6 +329,11 @@ impl Table {
         py.detach(|| scores::expected_mutual_info(&self.inner))
     }
 
+    /// (mutual information, its expected value), computed side by side.
+    fn mutual_info_and_expected(&self, py: Python<'_>) -> (f64, f64) {
+        py.detach(|| scores::mutual_info_and_expected(&self.inner))
+    }
+
     fn purity(&self) -> f64 {
         scores::purity(&self.inner)
     }
