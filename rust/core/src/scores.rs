@@ -228,11 +228,14 @@ pub fn expected_mutual_info(t: &Table) -> f64 {
     // The pairs in fixed blocks, each summed on its own and the blocks' sums added in
     // order: the same result on any number of threads.
     let pairs = rows.len() * cols.len();
+    // The part of each hypergeometric probability that depends on the column size alone.
+    let ln_draws: Vec<f64> = cols.iter().map(|&(b, _)| ln_binomial(b, n, b, n)).collect();
     let block_sum = |block: usize| {
         let mut s = Sum::default();
         for p in block * EMI_BLOCK..pairs.min((block + 1) * EMI_BLOCK) {
-            let ((a, ca), (b, cb)) = (rows[p / cols.len()], cols[p % cols.len()]);
-            s.add((ca as f64) * (cb as f64) * pair_emi(a, b, n, ln_n));
+            let (i, j) = (p / cols.len(), p % cols.len());
+            let ((a, ca), (b, cb)) = (rows[i], cols[j]);
+            s.add((ca as f64) * (cb as f64) * pair_emi(a, b, n, ln_n, ln_draws[j]));
         }
         s
     };
@@ -413,6 +416,7 @@ fn ln_binomial(x: u64, n: u64, draws: u64, total: u64) -> f64 {
     lc - 0.5 * lf
 }
 
+#[cfg(test)]
 /// ln P(k) for the hypergeometric distribution: k white balls among `draws`
 /// drawn from `white` white and `black` black ones (R's `dhyper`, in logs).
 fn ln_hypergeometric(k: u64, white: u64, black: u64, draws: u64) -> f64 {
@@ -422,8 +426,9 @@ fn ln_hypergeometric(k: u64, white: u64, black: u64, draws: u64) -> f64 {
 }
 
 /// Σ_k P(k) · (k/n) · ln(n k / (a b)) over the hypergeometric P of a cell with
-/// row sum `a`, column sum `b`, `n` samples.
-fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
+/// row sum `a`, column sum `b`, `n` samples; `ln_draws` is `ln_binomial(b, n, b, n)`,
+/// the last part of [`ln_hypergeometric`], the same for every row.
+fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64, ln_draws: f64) -> f64 {
     // a + b may pass u64::MAX (a given table with n near it); the result is at most a.
     // The support starts at 0 when a + b <= n: the k = 0 term is not zero in the form
     // summed here (below).
@@ -438,10 +443,11 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
     // b - k and the fourth, n - a - b + k, as (n - a) - (b - k): no overflow, as the
     // fourth cell is at least 0 for k in lo..=hi.
     let fourth = |k: u64| ((n - a) - (b - k)) as f64;
+    // ln_hypergeometric(k, a, n - a, b), to the bit.
+    let ln_prob = |k: u64| ln_binomial(k, a, b, n) + ln_binomial(b - k, n - a, b, n) - ln_draws;
     let mode = (((a as u128 + 1) * (b as u128 + 1)) / (n as u128 + 2)) as u64;
     let m = mode.clamp(lo, hi);
-    let ln_p = ln_hypergeometric(m, a, n - a, b);
-    let p_m = ln_p.exp();
+    let p_m = ln_prob(m).exp();
     // With μ = ab/n the mean of k, Σ_k P(k) (k - μ) = 0 over the whole support, so
     //   Σ_k P(k) (k/n) ln(k/μ) = (1/n) Σ_k P(k) [k ln(k/μ) - (k - μ)],
     // a sum of non-negative terms (Loader's bd0(k, μ); μ at k = 0): no cancellation
@@ -454,9 +460,10 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
     let mu = abf * inv_n;
     let ln_mu = (abf / nf).ln();
     let ln_small = ln_small();
-    let term = |k: u64, p: f64| {
+    // The term at k (`kf`: k as a float, which the callers keep), of probability p.
+    let term = |k: u64, kf: f64, p: f64| {
         let diff = if doubles {
-            nf * k as f64 - abf
+            nf * kf - abf
         } else {
             let nk = u128::from(n) * u128::from(k);
             if nk >= ab {
@@ -465,7 +472,6 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
                 -((ab - nk) as f64)
             }
         };
-        let kf = k as f64;
         // ln(k/μ): as ln1p of the exact difference near the mean; at least μ/2 from it,
         // as ln k from a table less ln μ, which loses at most a few ulps of the term there
         // (|ln(k/μ)| ≥ ln 1.5 - or ln 2 - and k ln(k/μ) - (k - μ) ≥ 0.1 μ).
@@ -490,8 +496,8 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
     let sd = (bf * (af / nf) * ((nf - af) / nf) * ((nf - bf) / (nf - 1.0).max(1.0))).sqrt();
     if sd >= STRIDE_SD {
         return pair_emi_strided(m, lo, hi, (sd / 16.0) as u64, factor, |k| {
-            let p = ln_hypergeometric(k, a, n - a, b).exp();
-            (p, term(k, p))
+            let p = ln_prob(k).exp();
+            (p, term(k, k as f64, p))
         });
     }
     // A stride for the terms (their logarithms are most of the cost) while the
@@ -507,23 +513,24 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
     };
     let hf = h as f64;
     let mut s = Sum::default();
-    let t = hf * term(m, p_m);
+    let t = hf * term(m, m as f64, p_m);
     s.add(t);
     let mut mass = t.abs();
     // After a step to k (probability p, ratio r from the last): on every h-th step add the
     // term, and say whether the rest, every term on the stride or not, is below the tail
     // bound (past the mode the probabilities fall off at least geometrically).
-    let stride_done = |until: &mut u64, k: u64, p: f64, r: f64, s: &mut Sum, mass: &mut f64| {
-        *until -= 1;
-        if *until > 0 {
-            return false;
-        }
-        *until = h;
-        let t = hf * term(k, p);
-        s.add(t);
-        *mass += t.abs();
-        r < 1.0 && hf * p * factor * r <= (*mass * STOP + tiny) * (1.0 - r)
-    };
+    let stride_done =
+        |until: &mut u64, k: u64, kf: f64, p: f64, r: f64, s: &mut Sum, mass: &mut f64| {
+            *until -= 1;
+            if *until > 0 {
+                return false;
+            }
+            *until = h;
+            let t = hf * term(k, kf, p);
+            s.add(t);
+            *mass += t.abs();
+            r < 1.0 && hf * p * factor * r <= (*mass * STOP + tiny) * (1.0 - r)
+        };
     // Upward: P(k+1) = P(k) (a-k)(b-k) / ((k+1)(n-a-b+k+1)).
     // The four factors start exact at the mode and step by one (exact below 2^53; past
     // it, off by a few units in counts of 2^53 or more).
@@ -534,10 +541,11 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
     let mut until = h;
     while k < hi {
         let r = ak * bk / (k1 * d1);
+        let kf = k1;
         (ak, bk, k1, d1) = (ak - 1.0, bk - 1.0, k1 + 1.0, d1 + 1.0);
         p *= r;
         k += 1;
-        if stride_done(&mut until, k, p, r, &mut s, &mut mass) {
+        if stride_done(&mut until, k, kf, p, r, &mut s, &mut mass) {
             break;
         }
     }
@@ -552,7 +560,7 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64) -> f64 {
         (kf, dk, ak, bk) = (kf - 1.0, dk - 1.0, ak + 1.0, bk + 1.0);
         p *= r;
         k -= 1;
-        if stride_done(&mut until, k, p, r, &mut s, &mut mass) {
+        if stride_done(&mut until, k, kf, p, r, &mut s, &mut mass) {
             break;
         }
     }
@@ -657,7 +665,7 @@ mod tests {
             (40_000_000, 1_000_000, 100_000_000),
         ] {
             let ln_n = (n as f64).ln();
-            let strided = pair_emi(a, b, n, ln_n);
+            let strided = pair_emi(a, b, n, ln_n, ln_binomial(b, n, b, n));
             let lo = (a + b).saturating_sub(n).max(1);
             let (af, bf, nf) = (a as f64, b as f64, n as f64);
             let mut exact = Sum::default();
