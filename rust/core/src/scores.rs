@@ -129,23 +129,24 @@ pub fn mutual_info(t: &Table) -> f64 {
                 .copied()
                 .unwrap_or_else(|| (x as f64).ln())
         };
-        let ln_rows: Vec<f64> = t.row_sums.iter().map(ln).collect();
+        // Per row, ln n - ln a_i (one rounding, shared by the row's cells).
+        let row_part: Vec<f64> = t.row_sums.iter().map(|a| ln_n - ln(a)).collect();
         let ln_cols: Vec<f64> = t.col_sums.iter().map(ln).collect();
         let cells = t.cell_count.len();
-        // Each cell's n_ij (ln n_ij - ln a_i - ln b_j + ln n), summed and divided by n once
-        // at the end; scikit-learn's p_ij (...) below machine epsilon counts as zero.
-        let (ln_n_twice, small) = (ln_n + ln_n, f64::EPSILON * n);
-        let term = |c: u64, row: u32, col: u32| {
+        // Each cell's n_ij ((ln n_ij - ln b_j) + (ln n - ln a_i)), summed and divided by n
+        // once at the end; scikit-learn's p_ij (...) below machine epsilon counts as zero.
+        let small = f64::EPSILON * n;
+        let (row_part, ln_cols) = (&row_part[..], &ln_cols[..]);
+        let term = move |c: u64, row: u32, col: u32| {
             let ln_nij = if c < LN_SMALL {
                 ln_small[c as usize]
             } else {
                 (c as f64).ln()
             };
-            let outer = ln_rows[row as usize] + ln_cols[col as usize];
             // A cell's count is below 2^63 (a slice's length, or an i64 given by the user):
             // the signed conversion is one instruction, the unsigned one several.
-            let c = c as i64 as f64;
-            let term = c * (ln_nij - ln_n) + c * (-outer + ln_n_twice);
+            let term =
+                c as i64 as f64 * ((ln_nij - ln_cols[col as usize]) + row_part[row as usize]);
             if term.abs() >= small {
                 term
             } else {
@@ -168,8 +169,13 @@ pub fn mutual_info(t: &Table) -> f64 {
                 .zip(rows.chunks_exact(8))
                 .zip(cols.chunks_exact(8));
             for ((c, r), k) in eights {
-                let x: [f64; 8] = std::array::from_fn(|j| term(c[j], r[j], k[j]));
-                s.add(((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7])));
+                // In registers, not through an array (whose stores and wider reloads
+                // stalled).
+                let (t0, t1) = (term(c[0], r[0], k[0]), term(c[1], r[1], k[1]));
+                let (t2, t3) = (term(c[2], r[2], k[2]), term(c[3], r[3], k[3]));
+                let (t4, t5) = (term(c[4], r[4], k[4]), term(c[5], r[5], k[5]));
+                let (t6, t7) = (term(c[6], r[6], k[6]), term(c[7], r[7], k[7]));
+                s.add(((t0 + t1) + (t2 + t3)) + ((t4 + t5) + (t6 + t7)));
             }
             for j in counts.len() / 8 * 8..counts.len() {
                 s.add(term(counts[j], rows[j], cols[j]));
