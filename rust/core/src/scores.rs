@@ -558,13 +558,44 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64, ln_draws: f64) -> f64 {
     let mut k = m;
     let (mut ak, mut bk) = ((a - m) as f64, (b - m) as f64);
     let (mut k1, mut d1) = ((m + 1) as f64, if m < hi { fourth(m + 1) } else { 0.0 });
+    // One step up: the new k as a float, and the ratio.
+    macro_rules! up {
+        () => {{
+            let r = ak * bk / (k1 * d1);
+            let kf = k1;
+            (ak, bk, k1, d1) = (ak - 1.0, bk - 1.0, k1 + 1.0, d1 + 1.0);
+            p *= r;
+            k += 1;
+            (kf, r)
+        }};
+    }
+    // Without a stride, four terms at a time: added pairwise (they are non-negative), one
+    // compensated addition and one look at the tail bound for the four (which then
+    // covers the last one's tail: a term or three more than one at a time, fewer
+    // dependent steps per term).
+    let mut done = false;
+    if h == 1 {
+        while hi - k >= 4 {
+            let (f0, _) = up!();
+            let t0 = term(k, f0, p);
+            let (f1, _) = up!();
+            let t1 = term(k, f1, p);
+            let (f2, _) = up!();
+            let t2 = term(k, f2, p);
+            let (f3, r) = up!();
+            let t3 = term(k, f3, p);
+            let t = (t0 + t1) + (t2 + t3);
+            s.add(t);
+            mass += t.abs();
+            if r < 1.0 && p * factor * r <= (mass * STOP + tiny) * (1.0 - r) {
+                done = true;
+                break;
+            }
+        }
+    }
     let mut until = h;
-    while k < hi {
-        let r = ak * bk / (k1 * d1);
-        let kf = k1;
-        (ak, bk, k1, d1) = (ak - 1.0, bk - 1.0, k1 + 1.0, d1 + 1.0);
-        p *= r;
-        k += 1;
+    while !done && k < hi {
+        let (kf, r) = up!();
         if stride_done(&mut until, k, kf, p, r, &mut s, &mut mass) {
             break;
         }
@@ -574,12 +605,38 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64, ln_draws: f64) -> f64 {
     let mut k = m;
     let (mut kf, mut dk) = (m as f64, fourth(m));
     let (mut ak, mut bk) = ((a - m + 1) as f64, (b - m + 1) as f64);
+    macro_rules! down {
+        () => {{
+            let r = kf * dk / (ak * bk);
+            (kf, dk, ak, bk) = (kf - 1.0, dk - 1.0, ak + 1.0, bk + 1.0);
+            p *= r;
+            k -= 1;
+            (kf, r)
+        }};
+    }
+    let mut done = false;
+    if h == 1 {
+        while k - lo >= 4 {
+            let (f0, _) = down!();
+            let t0 = term(k, f0, p);
+            let (f1, _) = down!();
+            let t1 = term(k, f1, p);
+            let (f2, _) = down!();
+            let t2 = term(k, f2, p);
+            let (f3, r) = down!();
+            let t3 = term(k, f3, p);
+            let t = (t0 + t1) + (t2 + t3);
+            s.add(t);
+            mass += t.abs();
+            if r < 1.0 && p * factor * r <= (mass * STOP + tiny) * (1.0 - r) {
+                done = true;
+                break;
+            }
+        }
+    }
     let mut until = h;
-    while k > lo {
-        let r = kf * dk / (ak * bk);
-        (kf, dk, ak, bk) = (kf - 1.0, dk - 1.0, ak + 1.0, bk + 1.0);
-        p *= r;
-        k -= 1;
+    while !done && k > lo {
+        let (kf, r) = down!();
         if stride_done(&mut until, k, kf, p, r, &mut s, &mut mass) {
             break;
         }
@@ -755,7 +812,13 @@ mod tests {
             m.into_iter().collect::<Vec<_>>()
         };
         let mut seed = 9u64;
-        for (len, bound) in [(0usize, 1u64), (5, 3), (1000, 100), (1000, 1 << 20), (50, 65_536)] {
+        for (len, bound) in [
+            (0usize, 1u64),
+            (5, 3),
+            (1000, 100),
+            (1000, 1 << 20),
+            (50, 65_536),
+        ] {
             let sums: Vec<u64> = (0..len)
                 .map(|_| {
                     seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
@@ -765,7 +828,10 @@ mod tests {
             assert_eq!(size_counts(&sums), naive(&sums), "{len} {bound}");
         }
         assert_eq!(size_counts(&[0, 0]), vec![]);
-        assert_eq!(size_counts(&[u64::MAX, 1, u64::MAX]), vec![(1, 1), (u64::MAX, 2)]);
+        assert_eq!(
+            size_counts(&[u64::MAX, 1, u64::MAX]),
+            vec![(1, 1), (u64::MAX, 2)]
+        );
     }
 
     #[test]
