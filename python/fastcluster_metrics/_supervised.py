@@ -564,8 +564,8 @@ def _ami(table: _native.Table, average_method: str) -> float:
         return 1.0
     if classes == 1 or clusters == 1:
         return 0.0
-    mi, emi = table.mutual_info_and_expected()
-    normalizer = _generalized_average(table.entropy_rows(), table.entropy_cols(), average_method)
+    mi, emi, h_true, h_pred = table.ami_parts()
+    normalizer = _generalized_average(h_true, h_pred, average_method)
     denominator = normalizer - emi
     # As scikit-learn: keep the sign, but never divide by (or return) less than eps in size.
     denominator = min(denominator, -_EPS) if denominator < 0 else max(denominator, _EPS)

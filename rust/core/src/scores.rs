@@ -263,15 +263,36 @@ pub fn expected_mutual_info(t: &Table) -> f64 {
 /// of microseconds).
 const EMI_BLOCK: usize = 64;
 
-/// [`mutual_info`] and [`expected_mutual_info`] (the adjusted mutual information's
-/// parts) side by side on the pool's threads: the same values, sooner than one after
-/// the other.
-pub fn mutual_info_and_expected(t: &Table) -> (f64, f64) {
-    if pool::threads() > 1 {
-        pool::run(|| rayon::join(|| mutual_info(t), || expected_mutual_info(t)))
+/// The adjusted mutual information's parts: [`mutual_info`], [`expected_mutual_info`]
+/// and the [`entropy`] of the rows and of the columns, side by side on the pool's
+/// threads (the same values, sooner than one after the other).
+pub fn ami_parts(t: &Table) -> AmiParts {
+    let entropies = || (entropy(&t.row_sums), entropy(&t.col_sums));
+    let ((mutual_info, expected), (entropy_rows, entropy_cols)) = if pool::threads() > 1 {
+        pool::run(|| {
+            rayon::join(
+                || rayon::join(|| mutual_info(t), || expected_mutual_info(t)),
+                entropies,
+            )
+        })
     } else {
-        (mutual_info(t), expected_mutual_info(t))
+        ((mutual_info(t), expected_mutual_info(t)), entropies())
+    };
+    AmiParts {
+        mutual_info,
+        expected,
+        entropy_rows,
+        entropy_cols,
     }
+}
+
+/// See [`ami_parts`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AmiParts {
+    pub mutual_info: f64,
+    pub expected: f64,
+    pub entropy_rows: f64,
+    pub entropy_cols: f64,
 }
 
 /// The distinct non-zero sizes in `sums`, each with how often it occurs.
@@ -786,7 +807,7 @@ mod tests {
     }
 
     #[test]
-    fn mutual_info_and_expected_side_by_side_equal_each_alone() {
+    fn ami_parts_side_by_side_equal_each_alone() {
         let mut seed = 3u64;
         let mut next = || {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
@@ -796,9 +817,11 @@ mod tests {
             let a: Vec<i64> = (0..200_000).map(|_| next() % rows).collect();
             let b: Vec<i64> = a.iter().map(|&x| (x * 7 + next() % 50) % cols).collect();
             let t = table(&a, &b);
-            let (mi, emi) = mutual_info_and_expected(&t);
-            assert_eq!(mi.to_bits(), mutual_info(&t).to_bits());
-            assert_eq!(emi.to_bits(), expected_mutual_info(&t).to_bits());
+            let parts = ami_parts(&t);
+            assert_eq!(parts.mutual_info.to_bits(), mutual_info(&t).to_bits());
+            assert_eq!(parts.expected.to_bits(), expected_mutual_info(&t).to_bits());
+            assert_eq!(parts.entropy_rows.to_bits(), entropy(&t.row_sums).to_bits());
+            assert_eq!(parts.entropy_cols.to_bits(), entropy(&t.col_sums).to_bits());
         }
     }
 

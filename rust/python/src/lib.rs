@@ -329,9 +329,11 @@ impl Table {
         py.detach(|| scores::expected_mutual_info(&self.inner))
     }
 
-    /// (mutual information, its expected value), computed side by side.
-    fn mutual_info_and_expected(&self, py: Python<'_>) -> (f64, f64) {
-        py.detach(|| scores::mutual_info_and_expected(&self.inner))
+    /// (mutual information, its expected value, entropy of the rows, of the columns),
+    /// computed side by side.
+    fn ami_parts(&self, py: Python<'_>) -> (f64, f64, f64, f64) {
+        let p = py.detach(|| scores::ami_parts(&self.inner));
+        (p.mutual_info, p.expected, p.entropy_rows, p.entropy_cols)
     }
 
     fn purity(&self) -> f64 {
