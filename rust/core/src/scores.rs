@@ -453,7 +453,12 @@ fn ln_binomial(x: u64, n: u64, draws: u64, total: u64) -> f64 {
     }
     let lc =
         stirlerr(nf) - stirlerr(xf) - stirlerr(rest) - bd0(xf, nf * p, d) - bd0(rest, nf * q, -d);
-    let lf = (2.0 * std::f64::consts::PI).ln() + xf.ln() + (rest / nf).ln();
+    // ln x from the table when it holds it (the same value; most calls have small x).
+    let ln_x = ln_small()
+        .get(x as usize)
+        .copied()
+        .unwrap_or_else(|| xf.ln());
+    let lf = (2.0 * std::f64::consts::PI).ln() + ln_x + (rest / nf).ln();
     lc - 0.5 * lf
 }
 
