@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 import reference_measures as ref
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import fastcluster_metrics as fcm
@@ -530,6 +530,8 @@ def test_best_match_f1_per_class(labels):
 
 @settings(max_examples=30)
 @given(labels=labelings(max_size=30))
+# Found by hypothesis: the joint entropy of one cell came out 4e-16, not 0.
+@example(labels=([0] * 23, [0] * 23))
 def test_set_matching_symmetry_and_bounds(labels):
     true, pred = labels
     c = fcm.Contingency.from_labels(true, pred)
@@ -547,6 +549,13 @@ def test_set_matching_symmetry_and_bounds(labels):
     assert c.normalized_mutual_info_score_joint() == pytest.approx(
         1 - c.normalized_variation_of_information(), rel=REL, abs=ABS
     )
+
+
+@pytest.mark.parametrize("n", [1, 3, 23, 1000, 10**6 + 7])
+def test_joint_entropy_of_one_cell_is_zero(n):
+    c = fcm.Contingency(np.array([[n]]))
+    assert c.joint_entropy() == 0.0
+    assert c.normalized_mutual_info_score_joint() == 1.0
 
 
 def test_set_matching_non_square_conventions():

@@ -423,7 +423,9 @@ class Measures(Diagnostics):
         self._nonempty("joint entropy")
         c, log_c, _ = self._log_terms()
         n = self.n
-        return max(0.0, math.log(n) - math.fsum(c * log_c) / n) * unit
+        # A sum of non-negative terms, exactly 0 for a single cell (ln n less the mean of
+        # ln n_ij was 4e-16 there, through rounding).
+        return math.fsum(c * (math.log(n) - log_c)) / n * unit
 
     def conditional_entropy_true_given_pred(self, *, base: float = math.e) -> float:
         """``H(U|V) = H(U, V) - H(V) = -sum (n_ij / n) log(n_ij / b_j)`` [Me07]_."""
