@@ -340,6 +340,22 @@ struct Span {
     b_hi: u64,
 }
 
+impl Span {
+    fn new((a_lo, a_hi): (u64, u64), (b_lo, b_hi): (u64, u64)) -> Span {
+        Span {
+            a_lo,
+            a_hi,
+            b_lo,
+            b_hi,
+        }
+    }
+
+    /// The key ranges of the label types `A` and `B`.
+    fn of_types<A: Label, B: Label>() -> Span {
+        Span::new((A::KEY_MIN, A::KEY_MAX), (B::KEY_MIN, B::KEY_MAX))
+    }
+}
+
 /// Distinct pairs in a counter's hash map beyond which it spills pairs to a list.
 const SPILL_AT: usize = 1 << 16;
 /// Windows of at most this many cells count in four interleaved copies.
@@ -650,21 +666,11 @@ impl Counter {
         let range = |keys: &mut dyn Iterator<Item = u64>| {
             keys.fold((u64::MAX, 0), |(lo, hi), k| (lo.min(k), hi.max(k)))
         };
-        let (a_lo, a_hi) = range(&mut a.iter().map(|x| x.key()));
-        let (b_lo, b_hi) = range(&mut b.iter().map(|y| y.key()));
-        let span = Span {
-            a_lo,
-            a_hi,
-            b_lo,
-            b_hi,
-        };
-        let types = Span {
-            a_lo: A::KEY_MIN,
-            a_hi: A::KEY_MAX,
-            b_lo: B::KEY_MIN,
-            b_hi: B::KEY_MAX,
-        };
-        self.try_grow(span, types);
+        let span = Span::new(
+            range(&mut a.iter().map(|x| x.key())),
+            range(&mut b.iter().map(|y| y.key())),
+        );
+        self.try_grow(span, Span::of_types::<A, B>());
     }
 
     /// Counts one chunk (at most `CHUNK` pairs); `ahead` is the next chunk, to prefetch.
@@ -683,21 +689,8 @@ impl Counter {
                 return;
             }
         }
-        let (a_lo, a_hi) = widen(ca, &mut s.ka[..m]);
-        let (b_lo, b_hi) = widen(cb, &mut s.kb[..m]);
-        let span = Span {
-            a_lo,
-            a_hi,
-            b_lo,
-            b_hi,
-        };
-        let types = Span {
-            a_lo: A::KEY_MIN,
-            a_hi: A::KEY_MAX,
-            b_lo: B::KEY_MIN,
-            b_hi: B::KEY_MAX,
-        };
-        self.add(&s.ka[..m], &s.kb[..m], span, types);
+        let span = Span::new(widen(ca, &mut s.ka[..m]), widen(cb, &mut s.kb[..m]));
+        self.add(&s.ka[..m], &s.kb[..m], span, Span::of_types::<A, B>());
     }
 
     /// Counts pairs of keys within `span`; `types` is the key range of the label types.
