@@ -338,10 +338,13 @@ fn radix_sort(cells: &mut [(u64, u64, u64)]) -> bool {
         b_lo = b_lo.min(b);
         b_hi = b_hi.max(b);
     }
-    let b_range = b_hi - b_lo + 1; // cannot overflow unless b spans all of u64
-    let Some(max) = (b_hi - b_lo)
-        .checked_add(1)
-        .and_then(|r| (a_hi - a_lo).checked_mul(r))
+    // Keys spanning all of u64 do not pack (the range's size, 2^64, was computed before
+    // this check, and overflowed in debug builds: found by cargo fuzz).
+    let Some(b_range) = (b_hi - b_lo).checked_add(1) else {
+        return false;
+    };
+    let Some(max) = (a_hi - a_lo)
+        .checked_mul(b_range)
         .and_then(|m| m.checked_add(b_hi - b_lo))
     else {
         return false;
@@ -489,6 +492,21 @@ fn index(i: usize) -> Result<u32, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_spanning_all_of_u64_do_not_pack() {
+        // 5,000 cells (enough to radix-sort) whose column keys run from 0 to u64::MAX.
+        let mut cells: Vec<(u64, u64, u64)> = (0..5000u64).map(|i| (i % 7, i * 31, 1)).collect();
+        cells.push((3, u64::MAX, 1));
+        cells.push((3, 0, 2));
+        let before = cells.clone();
+        assert!(!radix_sort(&mut cells));
+        assert_eq!(cells, before);
+        let t =
+            Table::from_key_cells(cells, false, KeyKind::Unsigned, KeyKind::Unsigned, 1).unwrap();
+        assert_eq!(t.n, 5003);
+        assert_eq!(t.cols.keys.last(), Some(&u64::MAX));
+    }
 
     #[test]
     fn from_cells_keeps_shape_and_adds_repeats() {
