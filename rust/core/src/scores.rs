@@ -72,14 +72,9 @@ pub fn entropy(counts: &[u64]) -> f64 {
     }
     let total: u64 = counts.iter().sum();
     let (total, ln_total) = (total as f64, (total as f64).ln());
-    let ln_small = ln_small();
     let mut s = Sum::default();
     for &c in counts.iter().filter(|&&c| c > 0) {
-        // The same logarithm as `ln`, from the table where it holds one.
-        let ln_c = ln_small
-            .get(c as usize)
-            .copied()
-            .unwrap_or_else(|| (c as f64).ln());
+        let ln_c = ln_count(c);
         let c = c as f64;
         s.add((c / total) * (ln_c - ln_total));
     }
@@ -123,15 +118,9 @@ pub fn mutual_info(t: &Table) -> f64 {
         // by an ulp or so); the cells in fixed blocks, each summed on its own and their
         // sums added in order (the same result on any number of threads).
         let ln_small = ln_small();
-        let ln = |&x: &u64| {
-            ln_small
-                .get(x as usize)
-                .copied()
-                .unwrap_or_else(|| (x as f64).ln())
-        };
         // Per row, ln n - ln a_i (one rounding, shared by the row's cells).
-        let row_part: Vec<f64> = t.row_sums.iter().map(|a| ln_n - ln(a)).collect();
-        let ln_cols: Vec<f64> = t.col_sums.iter().map(ln).collect();
+        let row_part: Vec<f64> = t.row_sums.iter().map(|&a| ln_n - ln_count(a)).collect();
+        let ln_cols: Vec<f64> = t.col_sums.iter().map(|&b| ln_count(b)).collect();
         let cells = t.cell_count.len();
         // Each cell's n_ij ((ln n_ij - ln b_j) + (ln n - ln a_i)), summed and divided by n
         // once at the end; scikit-learn's p_ij (...) below machine epsilon counts as zero.
@@ -470,11 +459,8 @@ fn ln_binomial(x: u64, n: u64, draws: u64, total: u64) -> f64 {
     }
     let lc =
         stirlerr(nf) - stirlerr(xf) - stirlerr(rest) - bd0(xf, nf * p, d) - bd0(rest, nf * q, -d);
-    // ln x from the table when it holds it (the same value; most calls have small x).
-    let ln_x = ln_small()
-        .get(x as usize)
-        .copied()
-        .unwrap_or_else(|| xf.ln());
+    // (Most calls have small x: ln x from the table.)
+    let ln_x = ln_count(x);
     let lf = (2.0 * std::f64::consts::PI).ln() + ln_x + (rest / nf).ln();
     lc - 0.5 * lf
 }
@@ -768,6 +754,14 @@ const ANCHOR_STEPS: u64 = 256;
 
 /// Counts whose logarithm [`ln_small`] holds.
 const LN_SMALL: u64 = 1 << 12;
+
+/// ln x, from [`ln_small`] where it holds it (the same value).
+fn ln_count(x: u64) -> f64 {
+    ln_small()
+        .get(x as usize)
+        .copied()
+        .unwrap_or_else(|| (x as f64).ln())
+}
 
 /// ln k for k in 0..[`LN_SMALL`] (-inf at 0), computed once.
 fn ln_small() -> &'static [f64] {
