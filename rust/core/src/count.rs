@@ -40,6 +40,17 @@ pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
     } else {
         1
     };
+    if threads <= 1 {
+        return count_in(a, b, 1);
+    }
+    // Every step in one visit to the pool: each visit from outside it waits for a pool
+    // thread to wake and then for the caller to (about 0.1 ms between the two).
+    pool::run(|| count_in(a, b, threads))
+}
+
+/// [`count`] on `threads` threads, from a thread of the pool if more than one.
+fn count_in<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Result<Table, Error> {
+    let n = a.len();
     let counters: Vec<Counter> = if threads <= 1 {
         vec![count_block(a, b)]
     } else {
@@ -570,23 +581,24 @@ impl Window {
                 }
             }
         } else if !other.narrow.is_empty() {
-            for i in 0..other.na {
-                let start = offset(i);
-                let src = &other.narrow[row(i)];
-                let dst = &mut self.narrow[start..start + src.len()];
-                let mut carry = 0;
-                for (d, &c) in dst.iter_mut().zip(src) {
-                    let sum = u32::from(*d) + u32::from(c);
-                    *d = sum as u16;
-                    carry |= sum >> 16;
-                }
-                if carry != 0 {
-                    // A cell wrapped exactly where its new count is below the one added.
-                    for (j, (&d, &c)) in dst.iter().zip(src).enumerate() {
-                        if d < c {
-                            self.wraps.push((start + j) as u32);
-                        }
-                    }
+            if (da, db, onb) == (0, 0, nb) && self.narrow.len() >= MERGE_PARALLEL {
+                // The same cells (each thread's window, as a rule): in blocks on every thread.
+                let block = self.narrow.len().div_ceil(pool::threads()).max(1);
+                let wraps: Vec<Vec<u32>> = pool::run(|| {
+                    self.narrow
+                        .par_chunks_mut(block)
+                        .zip(other.narrow.par_chunks(block))
+                        .enumerate()
+                        .map(|(k, (dst, src))| add_wrapping(dst, src, k * block))
+                        .collect()
+                });
+                self.wraps.extend(wraps.into_iter().flatten());
+            } else {
+                for i in 0..other.na {
+                    let start = offset(i);
+                    let src = &other.narrow[row(i)];
+                    let dst = &mut self.narrow[start..start + src.len()];
+                    self.wraps.extend(add_wrapping(dst, src, start));
                 }
             }
             for &w in &other.wraps {
@@ -626,6 +638,30 @@ impl Window {
         }
     }
 }
+
+/// Adds `src` into `dst` modulo 2^16; returns `start` plus the place of each cell that
+/// wrapped (one more 2^16 each).
+fn add_wrapping(dst: &mut [u16], src: &[u16], start: usize) -> Vec<u32> {
+    let mut carry = 0;
+    for (d, &c) in dst.iter_mut().zip(src) {
+        let sum = u32::from(*d) + u32::from(c);
+        *d = sum as u16;
+        carry |= sum >> 16;
+    }
+    if carry == 0 {
+        return Vec::new();
+    }
+    // A cell wrapped exactly where its new count is below the one added.
+    let wrapped = dst
+        .iter()
+        .zip(src)
+        .enumerate()
+        .filter(|(_, (&d, &c))| d < c);
+    wrapped.map(|(j, _)| (start + j) as u32).collect()
+}
+
+/// Narrow windows of at least this many cells are added on every thread.
+const MERGE_PARALLEL: usize = 1 << 16;
 
 struct Counter {
     window: Option<Window>,
@@ -1042,6 +1078,32 @@ mod tests {
         let wide = |v: &[u8]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
         assert_eq!(as_map(&t), naive(&wide(&a), &wide(&b)));
         assert_eq!(t.n, 100_003);
+    }
+
+    #[test]
+    fn wide_narrow_windows_add_in_blocks() {
+        // 300 x 300 cells (past MERGE_PARALLEL): added in blocks on every thread, with
+        // about half of the cells wrapping, in every block, and wraps carried over.
+        let mut seed = 5;
+        let (a, b) = ((0, 299), (0, 299));
+        let (mut x, mut y) = (Window::new(a, b), Window::new(a, b));
+        assert!(x.narrow.len() >= MERGE_PARALLEL);
+        for c in x.narrow.iter_mut().chain(y.narrow.iter_mut()) {
+            *c = (lcg(&mut seed) % 65536) as u16;
+        }
+        x.wraps = vec![7];
+        y.wraps = vec![3, 89_999, 3];
+        let wraps = |w: &Window, k: usize| w.wraps.iter().filter(|&&c| c as usize == k).count();
+        let expected: Vec<u64> = (0..x.size())
+            .map(|k| {
+                u64::from(x.narrow[k])
+                    + u64::from(y.narrow[k])
+                    + (wraps(&x, k) + wraps(&y, k)) as u64 * 65536
+            })
+            .collect();
+        x.absorb(y);
+        x.fold();
+        assert_eq!(x.counts, expected);
     }
 
     #[test]

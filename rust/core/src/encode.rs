@@ -213,7 +213,7 @@ impl PartialOrd for Ucs4<'_> {
 pub fn encode_fixed(data: &[u8], width: usize, unicode: bool) -> Result<Codes, Error> {
     // numpy has no zero-width items (it widens `U0`/`S0` to one character), and without
     // a width the number of items is unknown.
-    if width == 0 || data.len() % width != 0 || (unicode && width % 4 != 0) {
+    if width == 0 || !data.len().is_multiple_of(width) || (unicode && !width.is_multiple_of(4)) {
         return Err(Error::BadItemWidth);
     }
     if unicode {

@@ -3,6 +3,7 @@
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 use crate::label::KeyKind;
 use crate::pool;
@@ -96,7 +97,7 @@ impl Table {
     /// Builds the table from a dense row-major array of counts for row keys `a0..` and
     /// column keys `b0..b0 + nb` (a counting window), without listing its cells first:
     /// empty rows and columns are dropped.
-    pub(crate) fn from_dense<C: Copy + Into<u64> + Sync>(
+    pub(crate) fn from_dense<C: DenseCount>(
         a0: u64,
         b0: u64,
         nb: usize,
@@ -166,12 +167,17 @@ impl Table {
             .map(|rows| rows.iter().map(|&(_, k)| k).sum())
             .collect();
         let n_cells: usize = part_cells.iter().sum();
-        let mut cell_row = vec![0u32; n_cells];
-        let mut cell_col = vec![0u32; n_cells];
-        let mut cell_count = vec![0u64; n_cells];
+        // Not zeroed first (3 MB for 200k cells: a serial pass as long as the parallel
+        // writing): every place is written below, before the lengths are set.
+        let mut cell_row: Vec<u32> = Vec::with_capacity(n_cells);
+        let mut cell_col: Vec<u32> = Vec::with_capacity(n_cells);
+        let mut cell_count: Vec<u64> = Vec::with_capacity(n_cells);
         let mut stretches = Vec::with_capacity(parts);
-        let (mut rest_row, mut rest_col, mut rest_count) =
-            (&mut cell_row[..], &mut cell_col[..], &mut cell_count[..]);
+        let (mut rest_row, mut rest_col, mut rest_count) = (
+            &mut cell_row.spare_capacity_mut()[..n_cells],
+            &mut cell_col.spare_capacity_mut()[..n_cells],
+            &mut cell_count.spare_capacity_mut()[..n_cells],
+        );
         let mut first_row = 0;
         for (rows, &k) in part_rows.iter().zip(&part_cells) {
             let (r, rr) = std::mem::take(&mut rest_row).split_at_mut(k);
@@ -190,23 +196,15 @@ impl Table {
         let write = |st: Stretch<'_>| {
             let mut k = 0;
             for (r, &(i, nnz)) in (st.first_row..).zip(st.rows) {
-                let cols = &mut st.cell_col[k..k + nnz];
-                let cnts = &mut st.cell_count[k..k + nnz];
-                // No branch on the count (a wide window's zero cells fall at random, and
-                // mispredicting them cost more than the counting): every cell is written
-                // at the next free place, which only a non-zero one then takes; once the
-                // row's cells are all placed, the rest are zero (a branch taken once).
-                let mut m = 0;
-                for (&c, &p) in counts[i * nb..(i + 1) * nb].iter().zip(&position) {
-                    if m == nnz {
-                        break;
-                    }
-                    let c: u64 = c.into();
-                    cols[m] = p;
-                    cnts[m] = c;
-                    m += usize::from(c != 0);
-                }
-                st.cell_row[k..k + nnz].fill(r as u32);
+                let placed = C::compact(
+                    &counts[i * nb..(i + 1) * nb],
+                    &position,
+                    &mut st.cell_col[k..k + nnz],
+                    &mut st.cell_count[k..k + nnz],
+                );
+                // The row's count of non-zero cells came from these same counts.
+                assert_eq!(placed, nnz, "a dense row's cells changed while being read");
+                st.cell_row[k..k + nnz].fill(MaybeUninit::new(r as u32));
                 k += nnz;
             }
         };
@@ -214,6 +212,15 @@ impl Table {
             pool::run(|| stretches.into_par_iter().for_each(write));
         } else {
             stretches.into_iter().for_each(write);
+        }
+        #[allow(unsafe_code)]
+        // SAFETY: the stretches split the first `n_cells` places of each vector, and each
+        // was written in full: `cell_row` by `fill`, `cell_col` and `cell_count` by
+        // `compact`, which wrote `placed` places of each, asserted to be all of them.
+        unsafe {
+            cell_row.set_len(n_cells);
+            cell_col.set_len(n_cells);
+            cell_count.set_len(n_cells);
         }
         Ok(Table::assemble(
             (row_kind, row_keys, row_sums),
@@ -468,9 +475,118 @@ struct Stretch<'a> {
     rows: &'a [(usize, usize)],
     /// The table row of the first of them.
     first_row: usize,
-    cell_row: &'a mut [u32],
-    cell_col: &'a mut [u32],
-    cell_count: &'a mut [u64],
+    cell_row: &'a mut [MaybeUninit<u32>],
+    cell_col: &'a mut [MaybeUninit<u32>],
+    cell_count: &'a mut [MaybeUninit<u64>],
+}
+
+/// The count type of a dense window.
+pub(crate) trait DenseCount: Copy + Into<u64> + Sync {
+    /// Writes the non-zero counts of one row and the `position` of each (its column in
+    /// the table), in order, into `cols` and `cnts`, and returns how many it wrote: all
+    /// of their places when they are as long as the row has non-zero counts.
+    fn compact(
+        counts: &[Self],
+        position: &[u32],
+        cols: &mut [MaybeUninit<u32>],
+        cnts: &mut [MaybeUninit<u64>],
+    ) -> usize {
+        compact_scalar(counts, position, cols, cnts)
+    }
+}
+
+impl DenseCount for u64 {}
+
+impl DenseCount for u16 {
+    fn compact(
+        counts: &[u16],
+        position: &[u32],
+        cols: &mut [MaybeUninit<u32>],
+        cnts: &mut [MaybeUninit<u64>],
+    ) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            #[allow(unsafe_code)]
+            // SAFETY: the CPU has AVX-512F, just detected; nothing else is required.
+            return unsafe { compact_u16_avx512(counts, position, cols, cnts) };
+        }
+        compact_scalar(counts, position, cols, cnts)
+    }
+}
+
+/// [`DenseCount::compact`] with no branch on the count (a wide window's zero cells fall
+/// at random, and mispredicting them cost more than the counting): every cell is written
+/// at the next free place, which only a non-zero one then takes; once the places are
+/// all taken, the rest of the row is zero (a branch taken once).
+fn compact_scalar<C: Copy + Into<u64>>(
+    counts: &[C],
+    position: &[u32],
+    cols: &mut [MaybeUninit<u32>],
+    cnts: &mut [MaybeUninit<u64>],
+) -> usize {
+    let places = cols.len().min(cnts.len());
+    let mut m = 0;
+    for (&c, &p) in counts.iter().zip(position) {
+        if m == places {
+            break;
+        }
+        let c: u64 = c.into();
+        cols[m].write(p);
+        cnts[m].write(c);
+        m += usize::from(c != 0);
+    }
+    m
+}
+
+/// [`compact_scalar`] for `u16` counts sixteen at a time: the non-zero ones and their
+/// positions packed together in registers (`vpcompressd`; its form that stores to memory
+/// is slow on AMD's Zen 4), then written with masked stores of just the packed lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[allow(unsafe_code)]
+fn compact_u16_avx512(
+    counts: &[u16],
+    position: &[u32],
+    cols: &mut [MaybeUninit<u32>],
+    cnts: &mut [MaybeUninit<u64>],
+) -> usize {
+    use std::arch::x86_64::*;
+    let places = cols.len().min(cnts.len());
+    let n = counts.len().min(position.len());
+    let (mut j, mut m) = (0, 0);
+    while j + 16 <= n && m < places {
+        // SAFETY: `j + 16 <= n` bounds the loads; each store writes lanes `m..m + k` with
+        // `k <= places - m` (masked stores touch no memory outside their mask), and the
+        // addresses are formed with `wrapping_add`, so none is out of bounds unless used.
+        unsafe {
+            let c = _mm512_cvtepu16_epi32(_mm256_loadu_si256(counts.as_ptr().add(j).cast()));
+            let p = _mm512_loadu_si512(position.as_ptr().add(j).cast());
+            let nonzero = _mm512_test_epi32_mask(c, c);
+            let k = (nonzero.count_ones() as usize).min(places - m);
+            let keep = ((1u32 << k) - 1) as u16;
+            let packed = _mm512_maskz_compress_epi32(nonzero, c);
+            let cols_at = cols.as_mut_ptr().wrapping_add(m);
+            let cnts_at = cnts.as_mut_ptr().wrapping_add(m);
+            _mm512_mask_storeu_epi32(
+                cols_at.cast(),
+                keep,
+                _mm512_maskz_compress_epi32(nonzero, p),
+            );
+            _mm512_mask_storeu_epi64(
+                cnts_at.cast(),
+                keep as u8,
+                _mm512_cvtepu32_epi64(_mm512_castsi512_si256(packed)),
+            );
+            _mm512_mask_storeu_epi64(
+                cnts_at.wrapping_add(8).cast(),
+                (keep >> 8) as u8,
+                _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(packed)),
+            );
+            m += k;
+        }
+        j += 16;
+    }
+    m + compact_scalar(&counts[j..], &position[j..], &mut cols[m..], &mut cnts[m..])
 }
 
 /// Windows of at least this many cells become tables on every thread.
@@ -492,6 +608,126 @@ fn index(i: usize) -> Result<u32, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The non-zero counts of a row and their positions, as `compact` should place them.
+    fn nonzero(counts: &[u64], position: &[u32]) -> (Vec<u32>, Vec<u64>) {
+        counts
+            .iter()
+            .zip(position)
+            .filter(|(&c, _)| c != 0)
+            .map(|(&c, &p)| (p, c))
+            .unzip()
+    }
+
+    type Compact<C> = fn(&[C], &[u32], &mut [MaybeUninit<u32>], &mut [MaybeUninit<u64>]) -> usize;
+
+    fn compacted<C: DenseCount>(
+        compact: Compact<C>,
+        counts: &[C],
+        position: &[u32],
+        places: usize,
+    ) -> (Vec<u32>, Vec<u64>) {
+        // Places start as a marker, so that a place left unwritten shows.
+        let mut cols = vec![MaybeUninit::new(u32::MAX); places];
+        let mut cnts = vec![MaybeUninit::new(u64::MAX); places];
+        let placed = compact(counts, position, &mut cols, &mut cnts);
+        assert_eq!(placed, places);
+        #[allow(unsafe_code)]
+        // SAFETY: every place was initialized (with the marker) when created.
+        let read = |v: &[MaybeUninit<u64>]| v.iter().map(|x| unsafe { x.assume_init() }).collect();
+        #[allow(unsafe_code)]
+        // SAFETY: as above.
+        let cols = cols.iter().map(|x| unsafe { x.assume_init() }).collect();
+        (cols, read(&cnts))
+    }
+
+    #[test]
+    fn rows_compact_alike_on_every_path() {
+        // Row lengths around the 16 lanes of the AVX-512 path, densities from empty to
+        // full, counts across the whole of u16, and positions with gaps (empty columns).
+        let mut seed = 3u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        for len in [0usize, 1, 5, 15, 16, 17, 31, 32, 33, 100, 1000] {
+            for density in [0u64, 1, 10, 50, 90, 100] {
+                let wide: Vec<u64> = (0..len)
+                    .map(|_| {
+                        if next() % 100 < density {
+                            1 + next() % 65535
+                        } else {
+                            0
+                        }
+                    })
+                    .collect();
+                let narrow: Vec<u16> = wide.iter().map(|&c| c as u16).collect();
+                let position: Vec<u32> = (0..len as u32).map(|j| 3 * j + 1).collect();
+                let expected = nonzero(&wide, &position);
+                let places = expected.0.len();
+                assert_eq!(
+                    compacted(u16::compact, &narrow, &position, places),
+                    expected
+                );
+                assert_eq!(compacted(u64::compact, &wide, &position, places), expected);
+                assert_eq!(
+                    compacted(compact_scalar, &narrow, &position, places),
+                    expected
+                );
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    #[allow(unsafe_code)]
+                    // SAFETY: the CPU has AVX-512F, just detected.
+                    let avx512 = |c: &[u16], p: &[u32], o: &mut [_], n: &mut [_]| unsafe {
+                        compact_u16_avx512(c, p, o, n)
+                    };
+                    assert_eq!(compacted(avx512, &narrow, &position, places), expected);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dense_windows_of_narrow_and_wide_counts_make_one_table() {
+        // 40 x 2,000 cells (past DENSE_PARALLEL: in row blocks), some rows and columns
+        // empty, the same counts held as u16 and as u64.
+        let (na, nb) = (40usize, 2000usize);
+        let mut seed = 9u64;
+        let wide: Vec<u64> = (0..na * nb)
+            .map(|k| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let (i, j) = (k / nb, k % nb);
+                if i % 7 == 3 || j % 13 == 5 || (seed >> 33).is_multiple_of(3) {
+                    0
+                } else {
+                    1 + (seed >> 40) % 60000
+                }
+            })
+            .collect();
+        assert!(wide.len() >= DENSE_PARALLEL);
+        let narrow: Vec<u16> = wide.iter().map(|&c| c as u16).collect();
+        let kind = KeyKind::Unsigned;
+        let t = Table::from_dense(100, 200, nb, &narrow, kind, kind).unwrap();
+        assert_eq!(
+            t,
+            Table::from_dense(100, 200, nb, &wide, kind, kind).unwrap()
+        );
+        let mut cells = Vec::new();
+        for (k, &c) in wide.iter().enumerate() {
+            if c != 0 {
+                cells.push((100 + (k / nb) as u64, 200 + (k % nb) as u64, c));
+            }
+        }
+        assert_eq!(
+            t,
+            Table::from_key_cells(cells, true, kind, kind, 1).unwrap()
+        );
+        assert_eq!(t.rows.keys.len(), (0..na).filter(|i| i % 7 != 3).count());
+    }
 
     #[test]
     fn keys_spanning_all_of_u64_do_not_pack() {
