@@ -334,12 +334,34 @@ pub fn expected_mutual_info(t: &Table) -> f64 {
     let pairs = rows.len() * cols.len();
     // The part of each hypergeometric probability that depends on the column size alone.
     let ln_draws: Vec<f64> = cols.iter().map(|&(b, _)| ln_binomial(b, n, b, n)).collect();
+    // Pairs that fit the lanes are summed eight at a time, the others one by one; then
+    // the block's pairs are added in order.
     let block_sum = |block: usize| {
-        let mut s = Sum::default();
-        for p in block * EMI_BLOCK..pairs.min((block + 1) * EMI_BLOCK) {
+        let first = block * EMI_BLOCK;
+        let last = pairs.min(first + EMI_BLOCK);
+        let mut value = [0.0; EMI_BLOCK];
+        let mut lanes: Vec<(usize, Start)> = Vec::with_capacity(EMI_BLOCK);
+        for p in first..last {
             let (i, j) = (p / cols.len(), p % cols.len());
-            let ((a, ca), (b, cb)) = (rows[i], cols[j]);
-            s.add((ca as f64) * (cb as f64) * pair_emi(a, b, n, ln_n, ln_draws[j]));
+            let (a, b) = (rows[i].0, cols[j].0);
+            match pair_start(a, b, n, ln_n, ln_draws[j]) {
+                None => {}
+                Some(st) if fits_lanes(&st) => lanes.push((p - first, st)),
+                Some(st) => value[p - first] = pair_walk(&st),
+            }
+        }
+        // By mode: eights of pairs that walk the same counts.
+        lanes.sort_unstable_by_key(|&(q, st)| (st.m, q));
+        for eight in lanes.chunks(LANES) {
+            let starts: Vec<Start> = eight.iter().map(|&(_, st)| st).collect();
+            for (&(q, _), v) in eight.iter().zip(emi_lanes(&starts)) {
+                value[q] = v;
+            }
+        }
+        let mut s = Sum::default();
+        for p in first..last {
+            let (ca, cb) = (rows[p / cols.len()].1, cols[p % cols.len()].1);
+            s.add((ca as f64) * (cb as f64) * value[p - first]);
         }
         s
     };
@@ -586,37 +608,118 @@ fn ln_hypergeometric(k: u64, white: u64, black: u64, draws: u64) -> f64 {
 /// Σ_k P(k) · (k/n) · ln(n k / (a b)) over the hypergeometric P of a cell with
 /// row sum `a`, column sum `b`, `n` samples; `ln_draws` is `ln_binomial(b, n, b, n)`,
 /// the last part of [`ln_hypergeometric`], the same for every row.
+#[cfg(test)]
 fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64, ln_draws: f64) -> f64 {
+    pair_start(a, b, n, ln_n, ln_draws).map_or(0.0, |st| pair_walk(&st))
+}
+
+/// Where a pair's sum in [`pair_emi`] starts, and what each of its terms needs.
+#[derive(Debug, Clone, Copy)]
+struct Start {
+    a: u64,
+    b: u64,
+    n: u64,
+    /// The support, lo..=hi, and the mode clamped to it.
+    lo: u64,
+    hi: u64,
+    m: u64,
+    /// The probability at the mode.
+    p_m: f64,
+    /// The mean, a b / n, its logarithm, and a b.
+    mu: f64,
+    ln_mu: f64,
+    abf: f64,
+    /// A bound on each term's size over its probability.
+    factor: f64,
+    /// The standard deviation of the count.
+    sd: f64,
+    ln_draws: f64,
+    /// n hi and a b are at most 2^53, so n k - a b is exact in doubles.
+    doubles: bool,
+}
+
+/// ln_hypergeometric(k, a, n - a, b), to the bit; `ln_draws` as in [`pair_emi`].
+fn ln_pmf(k: u64, a: u64, b: u64, n: u64, ln_draws: f64) -> f64 {
+    ln_binomial(k, a, b, n) + ln_binomial(b - k, n - a, b, n) - ln_draws
+}
+
+/// The start of a pair's sum; `None` when its support is empty or only 0 (no terms).
+fn pair_start(a: u64, b: u64, n: u64, ln_n: f64, ln_draws: f64) -> Option<Start> {
     // a + b may pass u64::MAX (a given table with n near it); the result is at most a.
     // The support starts at 0 when a + b <= n: the k = 0 term is not zero in the form
     // summed here (below).
     let lo = (u128::from(a) + u128::from(b)).saturating_sub(u128::from(n)) as u64;
     let hi = a.min(b);
     if lo > hi || hi == 0 {
-        return 0.0;
+        return None;
     }
     let (af, bf, nf) = (a as f64, b as f64, n as f64);
     let ln_ab = af.ln() + bf.ln();
+    let mode = (((a as u128 + 1) * (b as u128 + 1)) / (n as u128 + 2)) as u64;
+    let m = mode.clamp(lo, hi);
+    let p_m = ln_pmf(m, a, b, n, ln_draws).exp();
+    let ab = u128::from(a) * u128::from(b);
+    let doubles = u128::from(n) * u128::from(hi) <= 1 << 53 && ab <= 1 << 53;
+    let (inv_n, abf) = (1.0 / nf, ab as f64);
+    // |k ln(k/μ) - (k - μ)| / n ≤ (hi/n) · max(|ln(n/(ab))|, |ln(n hi/(ab))|) + max(hi, μ)/n
+    // on lo..=hi.
+    let factor = (hi as f64 / nf)
+        * (ln_n - ln_ab)
+            .abs()
+            .max((ln_n + (hi as f64).ln() - ln_ab).abs())
+        + (hi as f64).max(abf * inv_n) * inv_n;
+    // Standard deviation of the hypergeometric count.
+    let sd = (bf * (af / nf) * ((nf - af) / nf) * ((nf - bf) / (nf - 1.0).max(1.0))).sqrt();
+    Some(Start {
+        a,
+        b,
+        n,
+        lo,
+        hi,
+        m,
+        p_m,
+        mu: abf * inv_n,
+        ln_mu: (abf / nf).ln(),
+        abf,
+        factor,
+        sd,
+        ln_draws,
+        doubles,
+    })
+}
+
+/// A pair's sum from its start, a term at a time (or on a stride).
+fn pair_walk(st: &Start) -> f64 {
+    let Start {
+        a,
+        b,
+        n,
+        lo,
+        hi,
+        m,
+        p_m,
+        mu,
+        ln_mu,
+        abf,
+        factor,
+        sd,
+        ln_draws,
+        doubles,
+    } = *st;
+    let nf = n as f64;
     // The cells of the 2x2 table at k, in integers (exact even past 2^53): k, a - k,
     // b - k and the fourth, n - a - b + k, as (n - a) - (b - k): no overflow, as the
     // fourth cell is at least 0 for k in lo..=hi.
     let fourth = |k: u64| ((n - a) - (b - k)) as f64;
-    // ln_hypergeometric(k, a, n - a, b), to the bit.
-    let ln_prob = |k: u64| ln_binomial(k, a, b, n) + ln_binomial(b - k, n - a, b, n) - ln_draws;
-    let mode = (((a as u128 + 1) * (b as u128 + 1)) / (n as u128 + 2)) as u64;
-    let m = mode.clamp(lo, hi);
-    let p_m = ln_prob(m).exp();
+    let ln_prob = |k: u64| ln_pmf(k, a, b, n, ln_draws);
+    let ab = u128::from(a) * u128::from(b);
+    let (inv_n, inv_ab) = (1.0 / nf, 1.0 / abf);
     // With μ = ab/n the mean of k, Σ_k P(k) (k - μ) = 0 over the whole support, so
     //   Σ_k P(k) (k/n) ln(k/μ) = (1/n) Σ_k P(k) [k ln(k/μ) - (k - μ)],
     // a sum of non-negative terms (Loader's bd0(k, μ); μ at k = 0): no cancellation
     // between the terms below and above the mean, which the first form has (it loses
     // up to a factor of about the standard deviation). ln(k/μ) = ln1p((n k - a b)/(a b)),
     // with n k - a b exact: in doubles when every product is below 2^53, else in integers.
-    let ab = u128::from(a) * u128::from(b);
-    let doubles = u128::from(n) * u128::from(hi) <= 1 << 53 && ab <= 1 << 53;
-    let (inv_n, inv_ab, abf) = (1.0 / nf, 1.0 / ab as f64, ab as f64);
-    let mu = abf * inv_n;
-    let ln_mu = (abf / nf).ln();
     let ln_small = ln_small();
     // The term at k (`kf`: k as a float, which the callers keep), of probability p.
     let term = |k: u64, kf: f64, p: f64| {
@@ -648,16 +751,7 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64, ln_draws: f64) -> f64 {
         };
         p * bd * inv_n
     };
-    // |k ln(k/μ) - (k - μ)| / n ≤ (hi/n) · max(|ln(n/(ab))|, |ln(n hi/(ab))|) + max(hi, μ)/n
-    // on lo..=hi.
-    let factor = (hi as f64 / nf)
-        * (ln_n - ln_ab)
-            .abs()
-            .max((ln_n + (hi as f64).ln() - ln_ab).abs())
-        + (hi as f64).max(abf * inv_n) * inv_n;
     let tiny = f64::MIN_POSITIVE;
-    // Standard deviation of the hypergeometric count.
-    let sd = (bf * (af / nf) * ((nf - af) / nf) * ((nf - bf) / (nf - 1.0).max(1.0))).sqrt();
     if sd >= STRIDE_SD {
         return pair_emi_strided(m, lo, hi, (sd / 16.0) as u64, factor, |k| {
             let p = ln_prob(k).exp();
@@ -857,6 +951,308 @@ fn pair_emi(a: u64, b: u64, n: u64, ln_n: f64, ln_draws: f64) -> f64 {
     s.value()
 }
 
+/// Pairs summed side by side by [`emi_lanes`], one to a lane.
+const LANES: usize = 8;
+
+/// How far [`emi_lanes`] moves a pair's start from its mode, at most.
+const REBASE_STEPS: u64 = 16;
+
+/// Terms of bd0's series in [`emi_lanes`], where |v| < 1/3: the next would be below
+/// 2^-60 of the series, and the series at most a twelfth of bd0.
+const SERIES: usize = 18;
+
+/// 1 / (2j + 1) for j in 1..=[`SERIES`].
+const SERIES_COEF: [f64; SERIES] = {
+    let mut r = [0.0; SERIES];
+    let mut j = 0;
+    while j < SERIES {
+        r[j] = 1.0 / (2 * j + 3) as f64;
+        j += 1;
+    }
+    r
+};
+
+/// Whether [`emi_lanes`] can sum this pair: a term at a time (its standard deviation
+/// below 16, see [`pair_walk`]), n k - a b exact in doubles, and every count within
+/// the [`ln_small`] table.
+fn fits_lanes(st: &Start) -> bool {
+    st.doubles && st.hi < LN_SMALL && st.sd < 16.0
+}
+
+/// Up to [`LANES`] pairs' starts, a field to an array, for [`emi_lanes`]. The counts
+/// are exact in doubles (below 2^53).
+#[derive(Default)]
+struct LaneStarts {
+    /// The lanes holding a pair.
+    live: [bool; LANES],
+    m: [f64; LANES],
+    p_m: [f64; LANES],
+    lo: [f64; LANES],
+    hi: [f64; LANES],
+    /// a - m and b - m.
+    a_m: [f64; LANES],
+    b_m: [f64; LANES],
+    /// n - a - b + m, the 2x2 table's fourth cell at the mode.
+    fourth_m: [f64; LANES],
+    mu: [f64; LANES],
+    ln_mu: [f64; LANES],
+    abf: [f64; LANES],
+    factor: [f64; LANES],
+}
+
+/// [`pair_walk`]'s sums of up to [`LANES`] pairs of one table (`starts`, each passing
+/// [`fits_lanes`]), side by side: each step takes every lane's next ratio and term
+/// without branches, and each lane stops adding at its own tail bound. The terms are
+/// [`pair_walk`]'s but for bd0 between a tenth and half of the mean away from it, which
+/// comes from the series here (Horner's form, [`SERIES`] terms) and from ln1p there;
+/// the sums are added one term at a time. Additions, multiplications, divisions and
+/// comparisons only, which vectors round as scalars do: the same sums on every CPU.
+fn emi_lanes(starts: &[Start]) -> [f64; LANES] {
+    let (w, same) = lane_starts(starts);
+    let nf = starts.first().map_or(1.0, |st| st.n as f64);
+    let ln: &[f64; LN_SMALL as usize] = ln_small().try_into().expect("LN_SMALL entries");
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512dq")
+    {
+        #[allow(unsafe_code)]
+        // SAFETY: the CPU has AVX-512F and DQ, just detected; nothing else is required.
+        return unsafe {
+            if same {
+                lanes_avx512::<true>(&w, nf, ln)
+            } else {
+                lanes_avx512::<false>(&w, nf, ln)
+            }
+        };
+    }
+    if same {
+        lanes::<true>(&w, nf, ln)
+    } else {
+        lanes::<false>(&w, nf, ln)
+    }
+}
+
+/// The lanes of [`emi_lanes`] and whether they all start from the same count.
+fn lane_starts(starts: &[Start]) -> (LaneStarts, bool) {
+    assert!(starts.len() <= LANES);
+    let mut w = LaneStarts::default();
+    let n = starts.first().map_or(1, |st| st.n);
+    for (i, st) in starts.iter().enumerate() {
+        debug_assert!(fits_lanes(st) && st.n == n);
+        w.live[i] = true;
+        w.m[i] = st.m as f64;
+        w.p_m[i] = st.p_m;
+        w.lo[i] = st.lo as f64;
+        w.hi[i] = st.hi as f64;
+        w.a_m[i] = (st.a - st.m) as f64;
+        w.b_m[i] = (st.b - st.m) as f64;
+        w.fourth_m[i] = ((st.n - st.a) - (st.b - st.m)) as f64;
+        w.mu[i] = st.mu;
+        w.ln_mu[i] = st.ln_mu;
+        w.abf[i] = st.abf;
+        w.factor[i] = st.factor;
+    }
+    // Every lane from the same count, when each has it in its support near its mode:
+    // the probability there by the ratios from the mode (a few steps; log-concave
+    // probabilities keep each walk's tail bound valid from wherever it starts).
+    let k0 = starts.get(starts.len() / 2).map_or(0, |st| st.m);
+    let same = starts
+        .iter()
+        .all(|st| (st.lo..=st.hi).contains(&k0) && st.m.abs_diff(k0) <= REBASE_STEPS);
+    if same {
+        for (i, st) in starts.iter().enumerate() {
+            let (a, b) = (st.a as f64, st.b as f64);
+            let fourth = |k: u64| ((st.n - st.a) - (st.b - k)) as f64;
+            let mut p = st.p_m;
+            for k in st.m..k0 {
+                p *= (a - k as f64) * (b - k as f64) / ((k + 1) as f64 * fourth(k + 1));
+            }
+            for k in (k0 + 1..=st.m).rev() {
+                p *= k as f64 * fourth(k) / ((a - k as f64 + 1.0) * (b - k as f64 + 1.0));
+            }
+            w.m[i] = k0 as f64;
+            w.p_m[i] = p;
+            w.a_m[i] = (st.a - k0) as f64;
+            w.b_m[i] = (st.b - k0) as f64;
+            w.fourth_m[i] = fourth(k0);
+        }
+    }
+    // Lanes without a pair walk with the first one (and add nothing).
+    for i in starts.len()..LANES {
+        w.m[i] = w.m[0];
+    }
+    (w, same)
+}
+
+/// [`lanes`] compiled for AVX-512 (eight lanes to a vector).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn lanes_avx512<const SAME: bool>(
+    w: &LaneStarts,
+    nf: f64,
+    ln: &[f64; LN_SMALL as usize],
+) -> [f64; LANES] {
+    lanes::<SAME>(w, nf, ln)
+}
+
+/// bd0(k, μ) near the mean (|k - μ| < μ/2, so |v| < 1/3), by its series: with
+/// v = d / (k + μ), k ln(k/μ) - d = d v + 2 k v Σ_{j≥1} v^(2j) / (2j+1).
+#[inline(always)]
+fn lane_series(kf: f64, d: f64, mu: f64) -> f64 {
+    let v = d / (kf + mu);
+    let v2 = v * v;
+    let mut h = SERIES_COEF[SERIES - 1];
+    for &c in SERIES_COEF[..SERIES - 1].iter().rev() {
+        h = h * v2 + c;
+    }
+    d * v + 2.0 * kf * v * v2 * h
+}
+
+/// bd0(k, μ) away from the mean (|k - μ| ≥ μ/2), as k (ln k - ln μ) - d, with ln k
+/// from the table; at k = 0 the table's ln 1 = 0 leaves -d = μ, bd0(0, μ).
+#[inline(always)]
+fn lane_table(kf: f64, d: f64, ln_mu: f64, ln_k: f64) -> f64 {
+    kf * (ln_k - ln_mu) - d
+}
+
+/// ln k from the table, for k a count as a float (1 at 0).
+#[inline(always)]
+fn ln_at(kf: f64, ln: &[f64; LN_SMALL as usize]) -> f64 {
+    ln[(kf as usize).clamp(1, LN_SMALL as usize - 1)]
+}
+
+/// One step of every lane's walk, taken (`ratio`, `next`) by the caller: the terms at
+/// the new counts `kf` (probabilities `p`) added to the lanes still `live`, which stay
+/// live while above their tail bound and before `end` (`past_end(k)`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn lane_step<const SAME: bool>(
+    w: &LaneStarts,
+    nf: f64,
+    ln: &[f64; LN_SMALL as usize],
+    kf: &[f64; LANES],
+    p: &[f64; LANES],
+    r: &[f64; LANES],
+    at_end: &[bool; LANES],
+    acc: &mut LaneSums,
+    live: &mut [bool; LANES],
+) {
+    let inv_n = 1.0 / nf;
+    let mut d = [0.0; LANES];
+    let mut near = false;
+    for i in 0..LANES {
+        d[i] = (nf * kf[i] - w.abf[i]) * inv_n;
+        near |= live[i] && d[i].abs() * 2.0 < w.mu[i];
+    }
+    // Every lane at the same count (most often): one ln k for all.
+    let mut ln_k = [ln_at(kf[0], ln); LANES];
+    if !SAME {
+        for i in 0..LANES {
+            ln_k[i] = ln_at(kf[i], ln);
+        }
+    }
+    let mut bd = [0.0; LANES];
+    // The series only while some lane is near its mean: a few steps of each walk.
+    if near {
+        for i in 0..LANES {
+            bd[i] = if d[i].abs() * 2.0 >= w.mu[i] {
+                lane_table(kf[i], d[i], w.ln_mu[i], ln_k[i])
+            } else {
+                lane_series(kf[i], d[i], w.mu[i])
+            };
+        }
+    } else {
+        for i in 0..LANES {
+            bd[i] = lane_table(kf[i], d[i], w.ln_mu[i], ln_k[i]);
+        }
+    }
+    let tiny = f64::MIN_POSITIVE;
+    for i in 0..LANES {
+        let x = if live[i] { p[i] * bd[i] * inv_n } else { 0.0 };
+        lane_add(&mut acc.sum[i], &mut acc.carry[i], x);
+        acc.mass[i] += x.abs();
+        let tail =
+            r[i] < 1.0 && p[i] * w.factor[i] * r[i] <= (acc.mass[i] * STOP + tiny) * (1.0 - r[i]);
+        live[i] = live[i] && !tail && !at_end[i];
+    }
+}
+
+/// Each lane's compensated sum and the size of what it has added.
+#[derive(Default)]
+struct LaneSums {
+    sum: [f64; LANES],
+    carry: [f64; LANES],
+    mass: [f64; LANES],
+}
+
+/// Neumaier's addition, as [`Sum::add`], in a lane.
+#[inline(always)]
+fn lane_add(sum: &mut f64, carry: &mut f64, x: f64) {
+    let t = *sum + x;
+    *carry += if sum.abs() >= x.abs() {
+        (*sum - t) + x
+    } else {
+        (x - t) + *sum
+    };
+    *sum = t;
+}
+
+/// The body of [`emi_lanes`]: `nf` is n as a float.
+#[inline(always)]
+fn lanes<const SAME: bool>(w: &LaneStarts, nf: f64, ln: &[f64; LN_SMALL as usize]) -> [f64; LANES] {
+    let mut acc = LaneSums::default();
+    // The mode's term (a ratio of 0 ends no lane).
+    let mut live = w.live;
+    lane_step::<SAME>(
+        w,
+        nf,
+        ln,
+        &w.m,
+        &w.p_m,
+        &[1.0; LANES],
+        &[false; LANES],
+        &mut acc,
+        &mut live,
+    );
+    // Upward: P(k+1) = P(k) (a-k)(b-k) / ((k+1)(n-a-b+k+1)).
+    let mut p = w.p_m;
+    let (mut ak, mut bk, mut k1, mut d1) = (w.a_m, w.b_m, [0.0; LANES], [0.0; LANES]);
+    let (mut r, mut kf, mut at_end) = ([0.0; LANES], [0.0; LANES], [false; LANES]);
+    for i in 0..LANES {
+        k1[i] = w.m[i] + 1.0;
+        d1[i] = w.fourth_m[i] + 1.0;
+        live[i] = w.live[i] && w.m[i] < w.hi[i];
+    }
+    while live.iter().any(|&l| l) {
+        for i in 0..LANES {
+            r[i] = ak[i] * bk[i] / (k1[i] * d1[i]);
+            kf[i] = k1[i];
+            (ak[i], bk[i], k1[i], d1[i]) = (ak[i] - 1.0, bk[i] - 1.0, k1[i] + 1.0, d1[i] + 1.0);
+            p[i] *= r[i];
+            at_end[i] = kf[i] >= w.hi[i];
+        }
+        lane_step::<SAME>(w, nf, ln, &kf, &p, &r, &at_end, &mut acc, &mut live);
+    }
+    // Downward: P(k-1) = P(k) k (n-a-b+k) / ((a-k+1)(b-k+1)).
+    let mut p = w.p_m;
+    let (mut kf, mut dk, mut ak, mut bk) = (w.m, w.fourth_m, w.a_m, w.b_m);
+    for i in 0..LANES {
+        ak[i] += 1.0;
+        bk[i] += 1.0;
+        live[i] = w.live[i] && w.m[i] > w.lo[i];
+    }
+    while live.iter().any(|&l| l) {
+        for i in 0..LANES {
+            r[i] = kf[i] * dk[i] / (ak[i] * bk[i]);
+            (kf[i], dk[i], ak[i], bk[i]) = (kf[i] - 1.0, dk[i] - 1.0, ak[i] + 1.0, bk[i] + 1.0);
+            p[i] *= r[i];
+            at_end[i] = kf[i] <= w.lo[i];
+        }
+        lane_step::<SAME>(w, nf, ln, &kf, &p, &r, &at_end, &mut acc, &mut live);
+    }
+    std::array::from_fn(|i| acc.sum[i] + acc.carry[i])
+}
+
 /// Steps of the ratio recurrence on a stride between probabilities from Loader's formula
 /// (about 1e-15 of drift; 3,000 steps, 12 standard deviations of 250, drifted 5e-14).
 const ANCHOR_STEPS: u64 = 256;
@@ -996,6 +1392,75 @@ mod tests {
         assert!((STIRLERR[15] - series).abs() < 3e-16);
         assert_eq!(stirlerr(15.0), STIRLERR[15]);
         assert!((stirlerr(16.0) - 0.005_207_655_919_609_64).abs() < 2e-16);
+    }
+
+    #[test]
+    fn lanes_sum_as_each_pair_alone() {
+        // Eights (and fewer) of pairs that fit the lanes: of one mode, of modes a few
+        // apart (walks from a common count, away from some modes) and far apart (each
+        // from its own). Each lane against the pair's own walk; and the vector code
+        // against the scalar code, to the bit.
+        let mut s = 0x5eed_u64;
+        let mut rnd = |m: u64| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 33) % m.max(1)
+        };
+        let ln: &[f64; LN_SMALL as usize] = ln_small().try_into().unwrap();
+        let (mut rebased, mut apart) = (0, 0);
+        for case in 0..600 {
+            let n = [1_000u64, 100_000, 1_000_000, 1 << 40][case % 4];
+            let spread = [0u64, 4, 60][case / 4 % 3];
+            let (a0, b0) = (1 + rnd(n - 1), 1 + rnd(4000.min(n - 1)));
+            let mut starts = Vec::new();
+            for _ in 0..1 + case % 8 {
+                let a = (a0 + rnd(spread * (a0 / 100 + 1) + 1)).min(n);
+                let b = (b0 + rnd(spread + 1)).min(n);
+                let ln_n = (n as f64).ln();
+                if let Some(st) = pair_start(a, b, n, ln_n, ln_binomial(b, n, b, n)) {
+                    if fits_lanes(&st) {
+                        starts.push(st);
+                    }
+                }
+            }
+            if starts.is_empty() {
+                continue;
+            }
+            starts.sort_by_key(|st| st.m);
+            let (w, same) = lane_starts(&starts);
+            rebased += usize::from(same && starts.iter().any(|st| st.m != starts[0].m));
+            apart += usize::from(!same);
+            let got = emi_lanes(&starts);
+            for (st, &x) in starts.iter().zip(&got) {
+                let y = pair_walk(st);
+                assert!(
+                    (x - y).abs() <= 3e-15 * y.abs(),
+                    "{st:?}: lanes {x:e}, alone {y:e}"
+                );
+            }
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+            {
+                let nf = n as f64;
+                #[allow(unsafe_code)]
+                // SAFETY: the CPU has AVX-512F and DQ, just detected.
+                let (v, scalar) = unsafe {
+                    if same {
+                        (lanes_avx512::<true>(&w, nf, ln), lanes::<true>(&w, nf, ln))
+                    } else {
+                        (
+                            lanes_avx512::<false>(&w, nf, ln),
+                            lanes::<false>(&w, nf, ln),
+                        )
+                    }
+                };
+                assert_eq!(v.map(f64::to_bits), scalar.map(f64::to_bits));
+            }
+        }
+        // Both ways of starting were taken.
+        assert!(rebased > 20 && apart > 20, "{rebased} {apart}");
     }
 
     #[test]
