@@ -44,7 +44,7 @@ struct Sum {
 }
 
 impl Sum {
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, x: f64) {
         let t = self.sum + x;
         if self.sum.abs() >= x.abs() {
@@ -1169,7 +1169,12 @@ fn lane_step<const SAME: bool>(
     let tiny = f64::MIN_POSITIVE;
     for i in 0..LANES {
         let x = if live[i] { p[i] * bd[i] * inv_n } else { 0.0 };
-        lane_add(&mut acc.sum[i], &mut acc.carry[i], x);
+        let mut s = Sum {
+            sum: acc.sum[i],
+            carry: acc.carry[i],
+        };
+        s.add(x);
+        (acc.sum[i], acc.carry[i]) = (s.sum, s.carry);
         acc.mass[i] += x.abs();
         let tail =
             r[i] < 1.0 && p[i] * w.factor[i] * r[i] <= (acc.mass[i] * STOP + tiny) * (1.0 - r[i]);
@@ -1177,24 +1182,13 @@ fn lane_step<const SAME: bool>(
     }
 }
 
-/// Each lane's compensated sum and the size of what it has added.
+/// Each lane's compensated sum (a [`Sum`], a field to an array: the vectors' layout)
+/// and the size of what it has added.
 #[derive(Default)]
 struct LaneSums {
     sum: [f64; LANES],
     carry: [f64; LANES],
     mass: [f64; LANES],
-}
-
-/// Neumaier's addition, as [`Sum::add`], in a lane.
-#[inline(always)]
-fn lane_add(sum: &mut f64, carry: &mut f64, x: f64) {
-    let t = *sum + x;
-    *carry += if sum.abs() >= x.abs() {
-        (*sum - t) + x
-    } else {
-        (x - t) + *sum
-    };
-    *sum = t;
 }
 
 /// The body of [`emi_lanes`]: `nf` is n as a float.
