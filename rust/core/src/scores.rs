@@ -350,8 +350,8 @@ pub fn expected_mutual_info(t: &Table) -> f64 {
                 Some(st) => value[p - first] = pair_walk(&st),
             }
         }
-        // By mode: eights of pairs that walk the same counts.
-        lanes.sort_unstable_by_key(|&(q, st)| (st.m, q));
+        // By stride and mode: eights of pairs that walk alike, most often the same counts.
+        lanes.sort_unstable_by_key(|&(q, st)| (st.h, st.m, q));
         for eight in lanes.chunks(LANES) {
             let starts: Vec<Start> = eight.iter().map(|&(_, st)| st).collect();
             for (&(q, _), v) in eight.iter().zip(emi_lanes(&starts)) {
@@ -633,6 +633,8 @@ struct Start {
     factor: f64,
     /// The standard deviation of the count.
     sd: f64,
+    /// The stride of the terms (see [`pair_walk`]).
+    h: u64,
     ln_draws: f64,
     /// n hi and a b are at most 2^53, so n k - a b is exact in doubles.
     doubles: bool,
@@ -670,6 +672,17 @@ fn pair_start(a: u64, b: u64, n: u64, ln_n: f64, ln_draws: f64) -> Option<Start>
         + (hi as f64).max(abf * inv_n) * inv_n;
     // Standard deviation of the hypergeometric count.
     let sd = (bf * (af / nf) * ((nf - af) / nf) * ((nf - bf) / (nf - 1.0).max(1.0))).sqrt();
+    // A stride for the terms (their logarithms are most of the cost) while the
+    // probabilities still step by one: by Poisson summation, as in `pair_emi_strided`,
+    // h Σ_j g(m + j h) differs from Σ_k g(k) by terms of order exp(-2π² sd² / h²) =
+    // exp(-8π²) ≈ 5e-35 for h ≤ sd/2, provided the support's ends are far out in the
+    // tails (12 sd: below e^-72) and the logarithm's branch point at k = 0 is far in
+    // units of h (the mean is at least the variance, so at least 2 sd / h · sd ≥ 32 h).
+    let h = if sd >= 16.0 && (m - lo) as f64 >= 12.0 * sd && (hi - m) as f64 >= 12.0 * sd {
+        (sd / 2.0) as u64
+    } else {
+        1
+    };
     Some(Start {
         a,
         b,
@@ -683,6 +696,7 @@ fn pair_start(a: u64, b: u64, n: u64, ln_n: f64, ln_draws: f64) -> Option<Start>
         abf,
         factor,
         sd,
+        h,
         ln_draws,
         doubles,
     })
@@ -703,6 +717,7 @@ fn pair_walk(st: &Start) -> f64 {
         abf,
         factor,
         sd,
+        h,
         ln_draws,
         doubles,
     } = *st;
@@ -758,17 +773,6 @@ fn pair_walk(st: &Start) -> f64 {
             (p, term(k, k as f64, p))
         });
     }
-    // A stride for the terms (their logarithms are most of the cost) while the
-    // probabilities still step by one: by Poisson summation, as in `pair_emi_strided`,
-    // h Σ_j g(m + j h) differs from Σ_k g(k) by terms of order exp(-2π² sd² / h²) =
-    // exp(-8π²) ≈ 5e-35 for h ≤ sd/2, provided the support's ends are far out in the
-    // tails (12 sd: below e^-72) and the logarithm's branch point at k = 0 is far in
-    // units of h (the mean is at least the variance, so at least 2 sd / h · sd ≥ 32 h).
-    let h = if sd >= 16.0 && (m - lo) as f64 >= 12.0 * sd && (hi - m) as f64 >= 12.0 * sd {
-        (sd / 2.0) as u64
-    } else {
-        1
-    };
     let hf = h as f64;
     let mut s = Sum::default();
     let t = hf * term(m, m as f64, p_m);
@@ -972,11 +976,10 @@ const SERIES_COEF: [f64; SERIES] = {
     r
 };
 
-/// Whether [`emi_lanes`] can sum this pair: a term at a time (its standard deviation
-/// below 16, see [`pair_walk`]), n k - a b exact in doubles, and every count within
-/// the [`ln_small`] table.
+/// Whether [`emi_lanes`] can sum this pair: its probabilities step by one (a standard
+/// deviation below [`STRIDE_SD`], see [`pair_walk`]) and n k - a b is exact in doubles.
 fn fits_lanes(st: &Start) -> bool {
-    st.doubles && st.hi < LN_SMALL && st.sd < 16.0
+    st.doubles && st.sd < STRIDE_SD
 }
 
 /// Up to [`LANES`] pairs' starts, a field to an array, for [`emi_lanes`]. The counts
@@ -998,38 +1001,52 @@ struct LaneStarts {
     ln_mu: [f64; LANES],
     abf: [f64; LANES],
     factor: [f64; LANES],
+    /// The stride of every lane's terms: the smallest of theirs.
+    h: u64,
 }
 
 /// [`pair_walk`]'s sums of up to [`LANES`] pairs of one table (`starts`, each passing
-/// [`fits_lanes`]), side by side: each step takes every lane's next ratio and term
+/// [`fits_lanes`]), side by side: each stride takes every lane's ratios and next term
 /// without branches, and each lane stops adding at its own tail bound. The terms are
 /// [`pair_walk`]'s but for bd0 between a tenth and half of the mean away from it, which
-/// comes from the series here (Horner's form, [`SERIES`] terms) and from ln1p there;
-/// the sums are added one term at a time. Additions, multiplications, divisions and
-/// comparisons only, which vectors round as scalars do: the same sums on every CPU.
+/// comes from the series here ([`SERIES`] terms) and from ln1p there;
+/// the sums are added one term at a time, on the lanes' common stride (at most each
+/// one's own: the Poisson summation bound holds for any stride up to it). Additions,
+/// multiplications, divisions and comparisons only, which vectors round as scalars do:
+/// the same sums on every CPU. A lane that would need ln k past the [`ln_small`] table
+/// is summed again alone.
 fn emi_lanes(starts: &[Start]) -> [f64; LANES] {
     let (w, same) = lane_starts(starts);
     let nf = starts.first().map_or(1.0, |st| st.n as f64);
     let ln: &[f64; LN_SMALL as usize] = ln_small().try_into().expect("LN_SMALL entries");
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512dq")
-    {
-        #[allow(unsafe_code)]
-        // SAFETY: the CPU has AVX-512F and DQ, just detected; nothing else is required.
-        return unsafe {
-            if same {
-                lanes_avx512::<true>(&w, nf, ln)
-            } else {
-                lanes_avx512::<false>(&w, nf, ln)
-            }
-        };
+    let run = || {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+        {
+            #[allow(unsafe_code)]
+            // SAFETY: the CPU has AVX-512F and DQ, just detected; nothing else is required.
+            return unsafe {
+                if same {
+                    lanes_avx512::<true>(&w, nf, ln)
+                } else {
+                    lanes_avx512::<false>(&w, nf, ln)
+                }
+            };
+        }
+        if same {
+            lanes::<true>(&w, nf, ln)
+        } else {
+            lanes::<false>(&w, nf, ln)
+        }
+    };
+    let (mut out, past_table) = run();
+    for (i, st) in starts.iter().enumerate() {
+        if past_table[i] {
+            out[i] = pair_walk(st);
+        }
     }
-    if same {
-        lanes::<true>(&w, nf, ln)
-    } else {
-        lanes::<false>(&w, nf, ln)
-    }
+    out
 }
 
 /// The lanes of [`emi_lanes`] and whether they all start from the same count.
@@ -1052,6 +1069,7 @@ fn lane_starts(starts: &[Start]) -> (LaneStarts, bool) {
         w.abf[i] = st.abf;
         w.factor[i] = st.factor;
     }
+    w.h = starts.iter().map(|st| st.h).min().unwrap_or(1);
     // Every lane from the same count, when each has it in its support near its mode:
     // the probability there by the ratios from the mode (a few steps; log-concave
     // probabilities keep each walk's tail bound valid from wherever it starts).
@@ -1091,20 +1109,34 @@ fn lanes_avx512<const SAME: bool>(
     w: &LaneStarts,
     nf: f64,
     ln: &[f64; LN_SMALL as usize],
-) -> [f64; LANES] {
+) -> ([f64; LANES], [bool; LANES]) {
     lanes::<SAME>(w, nf, ln)
 }
 
 /// bd0(k, μ) near the mean (|k - μ| < μ/2, so |v| < 1/3), by its series: with
-/// v = d / (k + μ), k ln(k/μ) - d = d v + 2 k v Σ_{j≥1} v^(2j) / (2j+1).
+/// v = d / (k + μ), k ln(k/μ) - d = d v + 2 k v Σ_{j≥1} v^(2j) / (2j+1), to
+/// j = [`SERIES`].
 #[inline(always)]
 fn lane_series(kf: f64, d: f64, mu: f64) -> f64 {
     let v = d / (kf + mu);
     let v2 = v * v;
-    let mut h = SERIES_COEF[SERIES - 1];
-    for &c in SERIES_COEF[..SERIES - 1].iter().rev() {
-        h = h * v2 + c;
-    }
+    // Σ_j c_j v2^j by Estrin's scheme (pairs, then pairs of pairs: four dependent
+    // multiply-adds where Horner's has seventeen); every coefficient and power is
+    // positive, so no rounding cancels.
+    let c = &SERIES_COEF;
+    let e: [f64; 9] = std::array::from_fn(|j| c[2 * j] + c[2 * j + 1] * v2);
+    let v4 = v2 * v2;
+    let f: [f64; 5] = std::array::from_fn(|j| {
+        if j < 4 {
+            e[2 * j] + e[2 * j + 1] * v4
+        } else {
+            e[8]
+        }
+    });
+    let v8 = v4 * v4;
+    let (g0, g1, g2) = (f[0] + f[1] * v8, f[2] + f[3] * v8, f[4]);
+    let v16 = v8 * v8;
+    let h = g0 + v16 * (g1 + v16 * g2);
     d * v + 2.0 * kf * v * v2 * h
 }
 
@@ -1115,15 +1147,25 @@ fn lane_table(kf: f64, d: f64, ln_mu: f64, ln_k: f64) -> f64 {
     kf * (ln_k - ln_mu) - d
 }
 
-/// ln k from the table, for k a count as a float (1 at 0).
+/// ln k from the table, for k a count as a float (1 at 0; the last entry past it).
 #[inline(always)]
 fn ln_at(kf: f64, ln: &[f64; LN_SMALL as usize]) -> f64 {
     ln[(kf as usize).clamp(1, LN_SMALL as usize - 1)]
 }
 
-/// One step of every lane's walk, taken (`ratio`, `next`) by the caller: the terms at
-/// the new counts `kf` (probabilities `p`) added to the lanes still `live`, which stay
-/// live while above their tail bound and before `end` (`past_end(k)`).
+/// Each lane's compensated sum (a [`Sum`], a field to an array: the vectors' layout),
+/// the size of what it has added, and whether it needed ln k past the table.
+#[derive(Default)]
+struct LaneSums {
+    sum: [f64; LANES],
+    carry: [f64; LANES],
+    mass: [f64; LANES],
+    past_table: [bool; LANES],
+}
+
+/// The terms at the counts `kf` (probabilities `p`, `q` times those a stride before)
+/// added to the lanes still `live`, which stay live while above their tail bound and
+/// not `at_end` of their support.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn lane_step<const SAME: bool>(
@@ -1132,12 +1174,12 @@ fn lane_step<const SAME: bool>(
     ln: &[f64; LN_SMALL as usize],
     kf: &[f64; LANES],
     p: &[f64; LANES],
-    r: &[f64; LANES],
+    q: &[f64; LANES],
     at_end: &[bool; LANES],
     acc: &mut LaneSums,
     live: &mut [bool; LANES],
 ) {
-    let inv_n = 1.0 / nf;
+    let (inv_n, hf) = (1.0 / nf, w.h as f64);
     let mut d = [0.0; LANES];
     let mut near = false;
     for i in 0..LANES {
@@ -1168,7 +1210,13 @@ fn lane_step<const SAME: bool>(
     }
     let tiny = f64::MIN_POSITIVE;
     for i in 0..LANES {
-        let x = if live[i] { p[i] * bd[i] * inv_n } else { 0.0 };
+        let past = live[i] && d[i].abs() * 2.0 >= w.mu[i] && kf[i] >= LN_SMALL as f64;
+        acc.past_table[i] |= past;
+        let x = if live[i] {
+            hf * (p[i] * bd[i] * inv_n)
+        } else {
+            0.0
+        };
         let mut s = Sum {
             sum: acc.sum[i],
             carry: acc.carry[i],
@@ -1176,75 +1224,111 @@ fn lane_step<const SAME: bool>(
         s.add(x);
         (acc.sum[i], acc.carry[i]) = (s.sum, s.carry);
         acc.mass[i] += x.abs();
-        let tail =
-            r[i] < 1.0 && p[i] * w.factor[i] * r[i] <= (acc.mass[i] * STOP + tiny) * (1.0 - r[i]);
-        live[i] = live[i] && !tail && !at_end[i];
+        let tail = q[i] < 1.0
+            && hf * p[i] * w.factor[i] * q[i] <= (acc.mass[i] * STOP + tiny) * (1.0 - q[i]);
+        live[i] = live[i] && !tail && !at_end[i] && !past;
     }
 }
 
-/// Each lane's compensated sum (a [`Sum`], a field to an array: the vectors' layout)
-/// and the size of what it has added.
-#[derive(Default)]
-struct LaneSums {
-    sum: [f64; LANES],
-    carry: [f64; LANES],
-    mass: [f64; LANES],
-}
-
-/// The body of [`emi_lanes`]: `nf` is n as a float.
+/// The body of [`emi_lanes`]: `nf` is n as a float. The sums, and the lanes that
+/// needed ln k past the table (their sums are meaningless).
 #[inline(always)]
-fn lanes<const SAME: bool>(w: &LaneStarts, nf: f64, ln: &[f64; LN_SMALL as usize]) -> [f64; LANES] {
+fn lanes<const SAME: bool>(
+    w: &LaneStarts,
+    nf: f64,
+    ln: &[f64; LN_SMALL as usize],
+) -> ([f64; LANES], [bool; LANES]) {
+    let (h, hf) = (w.h, w.h as f64);
     let mut acc = LaneSums::default();
-    // The mode's term (a ratio of 0 ends no lane).
+    // The mode's term (a ratio of 1 ends no lane).
     let mut live = w.live;
+    let ones = [1.0; LANES];
     lane_step::<SAME>(
         w,
         nf,
         ln,
         &w.m,
         &w.p_m,
-        &[1.0; LANES],
+        &ones,
         &[false; LANES],
         &mut acc,
         &mut live,
     );
+    // On a stride, the steps' ratios multiplied four at a time (numerators and
+    // denominators apart, one division per four), as in `pair_walk`; `q`, their product
+    // over the stride.
+    let mut at_end = [false; LANES];
     // Upward: P(k+1) = P(k) (a-k)(b-k) / ((k+1)(n-a-b+k+1)).
-    let mut p = w.p_m;
+    let (mut p, mut kf) = (w.p_m, w.m);
     let (mut ak, mut bk, mut k1, mut d1) = (w.a_m, w.b_m, [0.0; LANES], [0.0; LANES]);
-    let (mut r, mut kf, mut at_end) = ([0.0; LANES], [0.0; LANES], [false; LANES]);
     for i in 0..LANES {
         k1[i] = w.m[i] + 1.0;
         d1[i] = w.fourth_m[i] + 1.0;
-        live[i] = w.live[i] && w.m[i] < w.hi[i];
+        live[i] = w.live[i] && w.m[i] + hf <= w.hi[i];
     }
     while live.iter().any(|&l| l) {
-        for i in 0..LANES {
-            r[i] = ak[i] * bk[i] / (k1[i] * d1[i]);
-            kf[i] = k1[i];
-            (ak[i], bk[i], k1[i], d1[i]) = (ak[i] - 1.0, bk[i] - 1.0, k1[i] + 1.0, d1[i] + 1.0);
-            p[i] *= r[i];
-            at_end[i] = kf[i] >= w.hi[i];
+        let mut q = ones;
+        let mut left = h;
+        while left > 0 {
+            let (mut num, mut den) = (ones, ones);
+            for _ in 0..left.min(4) {
+                for i in 0..LANES {
+                    num[i] *= ak[i] * bk[i];
+                    den[i] *= k1[i] * d1[i];
+                    (ak[i], bk[i], k1[i], d1[i]) =
+                        (ak[i] - 1.0, bk[i] - 1.0, k1[i] + 1.0, d1[i] + 1.0);
+                }
+            }
+            for i in 0..LANES {
+                let r = num[i] / den[i];
+                p[i] *= r;
+                q[i] *= r;
+            }
+            left -= left.min(4);
         }
-        lane_step::<SAME>(w, nf, ln, &kf, &p, &r, &at_end, &mut acc, &mut live);
+        for i in 0..LANES {
+            kf[i] += hf;
+            at_end[i] = kf[i] + hf > w.hi[i];
+        }
+        lane_step::<SAME>(w, nf, ln, &kf, &p, &q, &at_end, &mut acc, &mut live);
     }
     // Downward: P(k-1) = P(k) k (n-a-b+k) / ((a-k+1)(b-k+1)).
-    let mut p = w.p_m;
-    let (mut kf, mut dk, mut ak, mut bk) = (w.m, w.fourth_m, w.a_m, w.b_m);
+    let (mut p, mut kf, mut dk) = (w.p_m, w.m, w.fourth_m);
+    let (mut ak, mut bk) = (w.a_m, w.b_m);
     for i in 0..LANES {
         ak[i] += 1.0;
         bk[i] += 1.0;
-        live[i] = w.live[i] && w.m[i] > w.lo[i];
+        live[i] = w.live[i] && w.m[i] - hf >= w.lo[i];
     }
     while live.iter().any(|&l| l) {
-        for i in 0..LANES {
-            r[i] = kf[i] * dk[i] / (ak[i] * bk[i]);
-            (kf[i], dk[i], ak[i], bk[i]) = (kf[i] - 1.0, dk[i] - 1.0, ak[i] + 1.0, bk[i] + 1.0);
-            p[i] *= r[i];
-            at_end[i] = kf[i] <= w.lo[i];
+        let mut q = ones;
+        let mut left = h;
+        while left > 0 {
+            let (mut num, mut den) = (ones, ones);
+            for _ in 0..left.min(4) {
+                for i in 0..LANES {
+                    num[i] *= kf[i] * dk[i];
+                    den[i] *= ak[i] * bk[i];
+                    (kf[i], dk[i], ak[i], bk[i]) =
+                        (kf[i] - 1.0, dk[i] - 1.0, ak[i] + 1.0, bk[i] + 1.0);
+                }
+            }
+            for i in 0..LANES {
+                let r = num[i] / den[i];
+                p[i] *= r;
+                q[i] *= r;
+            }
+            left -= left.min(4);
         }
-        lane_step::<SAME>(w, nf, ln, &kf, &p, &r, &at_end, &mut acc, &mut live);
+        for i in 0..LANES {
+            at_end[i] = kf[i] - hf < w.lo[i];
+        }
+        lane_step::<SAME>(w, nf, ln, &kf, &p, &q, &at_end, &mut acc, &mut live);
     }
-    std::array::from_fn(|i| acc.sum[i] + acc.carry[i])
+    (
+        std::array::from_fn(|i| acc.sum[i] + acc.carry[i]),
+        acc.past_table,
+    )
 }
 
 /// Steps of the ratio recurrence on a stride between probabilities from Loader's formula
@@ -1392,7 +1476,7 @@ mod tests {
     fn lanes_sum_as_each_pair_alone() {
         // Eights (and fewer) of pairs that fit the lanes: of one mode, of modes a few
         // apart (walks from a common count, away from some modes) and far apart (each
-        // from its own). Each lane against the pair's own walk; and the vector code
+        // from its own); a term at each count and on a stride. Each lane against the pair's own walk; and the vector code
         // against the scalar code, to the bit.
         let mut s = 0x5eed_u64;
         let mut rnd = |m: u64| {
@@ -1402,7 +1486,7 @@ mod tests {
             (s >> 33) % m.max(1)
         };
         let ln: &[f64; LN_SMALL as usize] = ln_small().try_into().unwrap();
-        let (mut rebased, mut apart) = (0, 0);
+        let (mut rebased, mut apart, mut strided) = (0, 0, 0);
         for case in 0..600 {
             let n = [1_000u64, 100_000, 1_000_000, 1 << 40][case % 4];
             let spread = [0u64, 4, 60][case / 4 % 3];
@@ -1425,6 +1509,7 @@ mod tests {
             let (w, same) = lane_starts(&starts);
             rebased += usize::from(same && starts.iter().any(|st| st.m != starts[0].m));
             apart += usize::from(!same);
+            strided += usize::from(w.h > 1);
             let got = emi_lanes(&starts);
             for (st, &x) in starts.iter().zip(&got) {
                 let y = pair_walk(st);
@@ -1450,11 +1535,15 @@ mod tests {
                         )
                     }
                 };
-                assert_eq!(v.map(f64::to_bits), scalar.map(f64::to_bits));
+                assert_eq!(v.0.map(f64::to_bits), scalar.0.map(f64::to_bits));
+                assert_eq!(v.1, scalar.1);
             }
         }
-        // Both ways of starting were taken.
-        assert!(rebased > 20 && apart > 20, "{rebased} {apart}");
+        // Both ways of starting were taken, and eights on a stride.
+        assert!(
+            rebased > 20 && apart > 20 && strided > 20,
+            "{rebased} {apart} {strided}"
+        );
     }
 
     #[test]
