@@ -1549,6 +1549,29 @@ mod tests {
     }
 
     #[test]
+    fn lanes_past_the_ln_table_sum_alone() {
+        // No tail bound (a huge factor): the walk reaches counts past the ln table far
+        // from the mean (μ = 3,000, sd = 51: 1.5 μ = 4,500 at 29 sd, where the terms are
+        // still far from underflow), where the lanes have no logarithm. That lane is
+        // flagged, and emi_lanes sums it alone.
+        let (a, b, n) = (100_000u64, 30_000u64, 1_000_000u64);
+        let mut st = pair_start(a, b, n, (n as f64).ln(), ln_binomial(b, n, b, n)).unwrap();
+        assert!(fits_lanes(&st) && st.h > 1);
+        st.factor = 1e300;
+        let (w, same) = lane_starts(&[st]);
+        let ln: &[f64; LN_SMALL as usize] = ln_small().try_into().unwrap();
+        let (_, past) = if same {
+            lanes::<true>(&w, n as f64, ln)
+        } else {
+            lanes::<false>(&w, n as f64, ln)
+        };
+        assert!(past[0] && !past[1..].iter().any(|&x| x));
+        let alone = pair_walk(&st);
+        assert!(alone > 0.0);
+        assert_eq!(emi_lanes(&[st])[0].to_bits(), alone.to_bits());
+    }
+
+    #[test]
     fn strided_sums_equal_term_by_term_sums() {
         // Pairs whose standard deviation is just above the stride thresholds (16: terms on
         // a stride, probabilities by the recurrence; 256: both on a stride): the strided
