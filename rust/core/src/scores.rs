@@ -336,6 +336,10 @@ pub fn expected_mutual_info(t: &Table) -> f64 {
     let pairs = rows.len() * cols.len();
     // The part of each hypergeometric probability that depends on the column size alone.
     let ln_draws: Vec<f64> = cols.iter().map(|&(b, _)| ln_binomial(b, n, b, n)).collect();
+    let with_ln = |sizes: &[(u64, u64)]| -> Vec<(u64, f64)> {
+        sizes.iter().map(|&(k, _)| (k, (k as f64).ln())).collect()
+    };
+    let (rows_ln, cols_ln) = (with_ln(&rows), with_ln(&cols));
     // Pairs that fit the lanes are summed eight at a time, the others one by one; then
     // the block's pairs are added in order.
     let block_sum = |block: usize| {
@@ -345,8 +349,7 @@ pub fn expected_mutual_info(t: &Table) -> f64 {
         let mut lanes: Vec<(usize, Start)> = Vec::with_capacity(EMI_BLOCK);
         for p in first..last {
             let (i, j) = (p / cols.len(), p % cols.len());
-            let (a, b) = (rows[i].0, cols[j].0);
-            match pair_start(a, b, n, ln_n, ln_draws[j]) {
+            match pair_start_ln(rows_ln[i], cols_ln[j], n, ln_n, ln_draws[j]) {
                 None => {}
                 Some(st) if fits_lanes(&st) => lanes.push((p - first, st)),
                 Some(st) => value[p - first] = pair_walk(&st),
@@ -648,7 +651,25 @@ fn ln_pmf(k: u64, a: u64, b: u64, n: u64, ln_draws: f64) -> f64 {
 }
 
 /// The start of a pair's sum; `None` when its support is empty or only 0 (no terms).
+#[cfg(test)]
 fn pair_start(a: u64, b: u64, n: u64, ln_n: f64, ln_draws: f64) -> Option<Start> {
+    pair_start_ln(
+        (a, (a as f64).ln()),
+        (b, (b as f64).ln()),
+        n,
+        ln_n,
+        ln_draws,
+    )
+}
+
+/// [`pair_start`] of a row and a column size given with their logarithms.
+fn pair_start_ln(
+    (a, ln_a): (u64, f64),
+    (b, ln_b): (u64, f64),
+    n: u64,
+    ln_n: f64,
+    ln_draws: f64,
+) -> Option<Start> {
     // a + b may pass u64::MAX (a given table with n near it); the result is at most a.
     // The support starts at 0 when a + b <= n: the k = 0 term is not zero in the form
     // summed here (below).
@@ -658,8 +679,16 @@ fn pair_start(a: u64, b: u64, n: u64, ln_n: f64, ln_draws: f64) -> Option<Start>
         return None;
     }
     let (af, bf, nf) = (a as f64, b as f64, n as f64);
-    let ln_ab = af.ln() + bf.ln();
-    let mode = (((a as u128 + 1) * (b as u128 + 1)) / (n as u128 + 2)) as u64;
+    let ln_ab = ln_a + ln_b;
+    let ln_hi = if a <= b { ln_a } else { ln_b };
+    // In u64 where it fits (a u128 division is a library call).
+    let wide = || (((a as u128 + 1) * (b as u128 + 1)) / (n as u128 + 2)) as u64;
+    let mode = a
+        .checked_add(1)
+        .zip(b.checked_add(1))
+        .and_then(|(x, y)| x.checked_mul(y))
+        .zip(n.checked_add(2))
+        .map_or_else(wide, |(xy, z)| xy / z);
     let m = mode.clamp(lo, hi);
     let p_m = ln_pmf(m, a, b, n, ln_draws).exp();
     let ab = u128::from(a) * u128::from(b);
@@ -667,10 +696,7 @@ fn pair_start(a: u64, b: u64, n: u64, ln_n: f64, ln_draws: f64) -> Option<Start>
     let (inv_n, abf) = (1.0 / nf, ab as f64);
     // |k ln(k/μ) - (k - μ)| / n ≤ (hi/n) · max(|ln(n/(ab))|, |ln(n hi/(ab))|) + max(hi, μ)/n
     // on lo..=hi.
-    let factor = (hi as f64 / nf)
-        * (ln_n - ln_ab)
-            .abs()
-            .max((ln_n + (hi as f64).ln() - ln_ab).abs())
+    let factor = (hi as f64 / nf) * (ln_n - ln_ab).abs().max((ln_n + ln_hi - ln_ab).abs())
         + (hi as f64).max(abf * inv_n) * inv_n;
     // Standard deviation of the hypergeometric count.
     let sd = (bf * (af / nf) * ((nf - af) / nf) * ((nf - bf) / (nf - 1.0).max(1.0))).sqrt();
