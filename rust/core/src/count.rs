@@ -14,6 +14,7 @@ use hashbrown::HashMap;
 use rayon::prelude::*;
 
 use crate::label::{Constant, Label};
+use crate::one_row;
 use crate::pool;
 use crate::table::Table;
 use crate::Error;
@@ -40,6 +41,12 @@ pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
     } else {
         1
     };
+    // Clusters each within one class (all singletons, say), too many for a window.
+    if n >= PARALLEL_MIN {
+        if let Some(table) = one_row::count(a, b, 2 * WINDOW_MAX, threads) {
+            return table;
+        }
+    }
     if threads <= 1 {
         return count_in(a, b, 1);
     }
@@ -49,7 +56,11 @@ pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
 }
 
 /// [`count`] on `threads` threads, from a thread of the pool if more than one.
-fn count_in<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Result<Table, Error> {
+pub(crate) fn count_in<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    threads: usize,
+) -> Result<Table, Error> {
     let n = a.len();
     let counters: Vec<Counter> = if threads <= 1 {
         vec![count_block(a, b)]

@@ -14,6 +14,7 @@ mod count;
 pub mod encode;
 mod error;
 mod label;
+mod one_row;
 pub mod pool;
 pub mod scores;
 mod table;

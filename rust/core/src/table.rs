@@ -231,7 +231,7 @@ impl Table {
 
     /// The table of each side's (key kind, keys, sums) and of its cells (row, column,
     /// count); `n` from the sums.
-    fn assemble(
+    pub(crate) fn assemble(
         (row_kind, row_keys, row_sums): (KeyKind, Vec<u64>, Vec<u64>),
         (col_kind, col_keys, col_sums): (KeyKind, Vec<u64>, Vec<u64>),
         (cell_row, cell_col, cell_count): (Vec<u32>, Vec<u32>, Vec<u64>),
