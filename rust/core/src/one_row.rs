@@ -143,9 +143,14 @@ fn table_of(
     let mut row_sums = vec![0u64; row_keys.len()];
     let mut col_keys = Vec::with_capacity(cols);
     let mut col_sums = Vec::with_capacity(cols);
-    // Each cell to its row's place, a cell's three fields together (three arrays made
-    // three times the write streams, more than the prefetchers follow), then apart.
-    let mut cells = vec![(0u32, 0u32, 0u64); cols];
+    // One cell a column, so only the cells' columns are placed one by one (each to its
+    // row's next place: a write stream a row); their rows are runs, and their counts
+    // their columns' sums.
+    let mut cell_row = Vec::with_capacity(cols);
+    for (r, &c) in row_cells.iter().enumerate().skip(1) {
+        cell_row.resize(cell_row.len() + c, row_index[r]);
+    }
+    let mut cell_col = vec![0u32; cols];
     for (j, &slot) in map.iter().enumerate() {
         if slot == 0 {
             continue;
@@ -154,14 +159,11 @@ fn table_of(
         let col = u32::try_from(col_keys.len()).map_err(|_| Error::TooManyLabels)?;
         col_keys.push(b_lo + j as u64);
         col_sums.push(c);
-        let place = start[r];
+        cell_col[start[r]] = col;
         start[r] += 1;
-        cells[place] = (row_index[r], col, c);
         row_sums[row_index[r] as usize] += c;
     }
-    let cell_row = cells.iter().map(|c| c.0).collect();
-    let cell_col = cells.iter().map(|c| c.1).collect();
-    let cell_count = cells.iter().map(|c| c.2).collect();
+    let cell_count = cell_col.iter().map(|&j| col_sums[j as usize]).collect();
     Ok(Table::assemble(
         (row_kind, row_keys, row_sums),
         (col_kind, col_keys, col_sums),
