@@ -134,3 +134,33 @@ def test_one_million_singleton_predictions():
     np.testing.assert_array_equal(
         fcm.pair_confusion_matrix(true, pred), np.array([[2 * (m - q), 0], [2 * q, 0]])
     )
+
+
+@pytest.mark.parametrize("flip", [False, True])
+def test_two_million_clusters_each_within_one_class(flip):
+    """Over-clustering: 600,000 clusters, each inside one of 50 classes (counted through a
+    dense map of the cluster keys); with ``flip``, one late sample puts a cluster in a second
+    class (the map is given up there, and the usual count takes over)."""
+    n = 2_000_000
+    rng = np.random.default_rng(23)
+    pred = rng.integers(0, 600_000, n) * 2 - 5  # keys two apart, some negative
+    true = (pred // 2) % 50
+    if flip:
+        true[-10] = (true[-10] + 1) % 50
+    codes_true = true
+    _, codes_pred = np.unique(pred, return_inverse=True)
+    cells = reference.cells_from_codes(codes_true, codes_pred, 50, int(codes_pred.max()) + 1)
+    sparse = fcm.contingency_matrix(true, pred, sparse=True)
+    np.testing.assert_array_equal(
+        sparse.indptr, np.r_[0, np.cumsum(np.bincount(cells.rows, minlength=50))]
+    )
+    np.testing.assert_array_equal(sparse.indices, cells.cols)
+    np.testing.assert_array_equal(sparse.data, cells.counts)
+    assert fcm.purity_score(true, pred) == pytest.approx(reference.large_purity(cells), **CLOSE)
+    assert fcm.adjusted_rand_score(true, pred) == pytest.approx(reference.large_ari(cells), **CLOSE)
+    assert fcm.mutual_info_score(true, pred) == pytest.approx(
+        reference.large_mutual_info(cells), **CLOSE
+    )
+    assert fcm.adjusted_mutual_info_score(true, pred) == pytest.approx(
+        reference.large_ami(cells), **CLOSE
+    )
