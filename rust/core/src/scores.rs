@@ -393,7 +393,10 @@ const EMI_BLOCK: usize = 64;
 /// threads (the same values, sooner than one after the other).
 pub fn ami_parts(t: &Table) -> AmiParts {
     let entropies = || (entropy(&t.row_sums), entropy(&t.col_sums));
-    let ((mutual_info, expected), (entropy_rows, entropy_cols)) = if pool::threads() > 1 {
+    // A small table's parts take a few microseconds: less than waking the pool's threads
+    // (tens of microseconds here when they sleep between calls).
+    let small = t.n_rows().saturating_mul(t.n_cols()) <= EMI_BLOCK;
+    let ((mutual_info, expected), (entropy_rows, entropy_cols)) = if pool::threads() > 1 && !small {
         pool::run(|| {
             rayon::join(
                 || rayon::join(|| mutual_info(t), || expected_mutual_info(t)),
