@@ -194,3 +194,30 @@ def test_large_codes_in_int8_are_not_truncated():
         sklearn_function("pair_confusion_matrix")(labels, other),
         "pcm",
     )
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda a: a.astype(np.int64),
+        lambda a: a.astype(np.uint8),
+        lambda a: a.astype(">i4"),  # big-endian
+        lambda a: np.repeat(a.astype(np.int16), 2)[::2],  # a strided view
+        lambda a: a[:0].astype(np.int32),  # empty
+    ],
+)
+def test_plain_integer_arrays_give_what_the_general_path_gives(make):
+    """Two 1-D NumPy integer arrays skip the general checks; the same table, labels and
+    scores as the same labels given as lists (which go through them)."""
+    rng = np.random.default_rng(5)
+    true, pred = make(rng.integers(0, 7, 500)), make(rng.integers(0, 9, 500) * 3)
+    lists = (true.tolist(), pred.tolist())
+    for f in (fcm.adjusted_rand_score, fcm.adjusted_mutual_info_score, fcm.v_measure_score):
+        assert f(true, pred) == f(*lists)
+    np.testing.assert_array_equal(
+        fcm.contingency_matrix(true, pred), fcm.contingency_matrix(*lists)
+    )
+    ours = fcm.Contingency.from_labels(true, pred)
+    general = fcm.Contingency.from_labels(*lists)
+    np.testing.assert_array_equal(ours.classes, general.classes)
+    np.testing.assert_array_equal(ours.clusters, general.clusters)
