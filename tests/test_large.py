@@ -164,3 +164,49 @@ def test_two_million_clusters_each_within_one_class(flip):
     assert fcm.adjusted_mutual_info_score(true, pred) == pytest.approx(
         reference.large_ami(cells), **CLOSE
     )
+
+
+@pytest.mark.parametrize("clusters", [3_000_000, 700_000])
+def test_a_table_kept_as_its_cluster_map_answers_as_the_full_table(clusters):
+    """Three million samples whose clusters each lie within one class: the table is kept as
+    the map it was counted in (four bytes a cluster key, not a sparse table), and every
+    method of it answers as the same table given cell by cell does, before and after its
+    cells are asked for."""
+    from fastcluster_metrics import _native
+
+    n = 3_000_000
+    rng = np.random.default_rng(29)
+    pred = rng.permutation(n) % clusters - 1_000  # all singletons, or clusters of 1 to ~15
+    true = (pred * 7 + 3) % 40
+    kept = _native.count(true, pred)
+    rows, cols, counts = kept.cells()
+    full = _native.table_from_cells(
+        *kept.shape, rows.astype(np.int64), cols.astype(np.int64), counts.astype(np.int64)
+    )
+    # The cells themselves against NumPy's count.
+    keys, codes = np.unique(pred, return_inverse=True)
+    np.testing.assert_array_equal(kept.col_keys(), keys)
+    np.testing.assert_array_equal(kept.col_sums(), np.bincount(codes))
+    np.testing.assert_array_equal(kept.row_keys(), np.arange(40))
+    np.testing.assert_array_equal(kept.row_sums(), np.bincount(true, minlength=40))
+    assert kept.nnz == keys.size == len(counts)
+    assert np.array_equal(np.sort(cols), np.arange(keys.size))  # one cell a cluster
+    np.testing.assert_array_equal(rows, np.sort(rows))
+    for table in (_native.count(true, pred), kept):  # measures before and after the cells
+        assert (table.n, table.shape, table.nnz) == (full.n, full.shape, full.nnz)
+        assert table.pair_sums() == full.pair_sums()
+        assert table.entropy_rows() == full.entropy_rows()
+        assert table.entropy_cols() == full.entropy_cols()
+        assert table.purity() == full.purity() == 1.0
+        assert table.mutual_info() == pytest.approx(full.mutual_info(), rel=1e-14)
+        assert table.expected_mutual_info() == full.expected_mutual_info()
+        mi, emi, h_true, h_pred = table.ami_parts()
+        assert (emi, h_true, h_pred) == full.ami_parts()[1:]
+        assert mi == pytest.approx(full.mutual_info(), rel=1e-14)
+    cells = reference.cells_from_codes(true, codes, 40, keys.size)
+    assert fcm.adjusted_mutual_info_score(true, pred) == pytest.approx(
+        reference.large_ami(cells), **CLOSE
+    )
+    assert fcm.v_measure_score(true, pred, beta=0.5) == pytest.approx(
+        reference.large_homogeneity_completeness_v(cells, beta=0.5)[2], **CLOSE
+    )

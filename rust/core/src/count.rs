@@ -13,6 +13,7 @@ use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
+use crate::counted::Counted;
 use crate::label::{Constant, Label};
 use crate::one_row;
 use crate::pool;
@@ -29,6 +30,12 @@ const WINDOW_MAX: u64 = 1 << 21;
 
 /// Builds the contingency table of two labelings in one pass.
 pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
+    count_compact(a, b).map(Counted::into_table)
+}
+
+/// [`count`], keeping a table whose every column has one non-empty row in the compact
+/// form it was counted in ([`Counted::OneRow`]) when it has many columns.
+pub fn count_compact<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Counted, Error> {
     if a.len() != b.len() {
         return Err(Error::LengthMismatch {
             left: a.len(),
@@ -43,16 +50,16 @@ pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
     };
     // Clusters each within one class (all singletons, say), too many for a window.
     if n >= PARALLEL_MIN {
-        if let Some(table) = one_row::count(a, b, 2 * WINDOW_MAX, threads) {
-            return table;
+        if let Some(counted) = one_row::count(a, b, 2 * WINDOW_MAX, threads) {
+            return Ok(counted);
         }
     }
     if threads <= 1 {
-        return count_in(a, b, 1);
+        return count_in(a, b, 1).map(Counted::Table);
     }
     // Every step in one visit to the pool: each visit from outside it waits for a pool
     // thread to wake and then for the caller to (about 0.1 ms between the two).
-    pool::run(|| count_in(a, b, threads))
+    pool::run(|| count_in(a, b, threads)).map(Counted::Table)
 }
 
 /// [`count`] on `threads` threads, from a thread of the pool if more than one.
@@ -854,7 +861,7 @@ impl Counter {
 /// into the program, so it cannot fault or change a result.
 #[inline(always)]
 #[allow(unsafe_code)]
-fn prefetch<T>(x: &T) {
+pub(crate) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `_mm_prefetch` needs SSE, which every x86-64 CPU has; it dereferences nothing.
     unsafe {

@@ -2,15 +2,20 @@
 //! class, as all-singleton predictions are. Such a table is as wide as there are
 //! clusters, far past any dense window, and hashing or sorting its cells cost tens of
 //! nanoseconds a sample. Here each cluster's key indexes one `u32` of a dense map
-//! holding its class and its count: one store a sample, no pairs listed, and the table
-//! comes out of the map in two sequential passes.
+//! holding its class and its count: one store a sample, no pairs listed.
+//!
+//! The map is also what the table is kept as ([`OneRow`]): four bytes a cluster key,
+//! against 32 bytes a cluster for a [`Table`] (its cell's row, column and count, the
+//! column's key and sum). Every measure is computed from the map directly; the
+//! [`Table`] is built, in two sequential passes, only when asked for.
 
 use rayon::prelude::*;
 
-use crate::label::Label;
+use crate::count::prefetch;
+use crate::counted::Counted;
+use crate::label::{KeyKind, Label};
 use crate::pool;
-use crate::table::Table;
-use crate::Error;
+use crate::table::{Keys, Table};
 
 /// Samples read first to decide whether to try the map: their key ranges must be too
 /// wide for a dense window, and no cluster among them in two classes.
@@ -18,20 +23,126 @@ const PROBE: usize = 1 << 12;
 /// Row offsets the map holds (in its low 16 bits, plus one: 0 is an empty slot).
 const ROWS_MAX: u64 = (1 << 16) - 2;
 /// A cluster's count in the map's high 16 bits, at most.
-const COUNT_MAX: u32 = (1 << 16) - 1;
+pub(crate) const COUNT_MAX: u32 = (1 << 16) - 1;
+/// Tables of at most this many clusters are handed over as a [`Table`] (it takes at
+/// most a few megabytes), so that small and narrow tables take the one usual path.
+const KEEP_MAP_MIN: usize = 1 << 16;
+
+/// A table every column of which has a single non-empty row, kept as the map it was
+/// counted in. Its columns are the non-zero slots of the map, in key order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OneRow {
+    /// The rows (classes) present.
+    pub(crate) rows: Keys,
+    pub(crate) row_sums: Vec<u64>,
+    /// By a slot's row offset plus one (its low 16 bits): the row's index, or `u32::MAX`
+    /// for no row.
+    pub(crate) row_of: Vec<u32>,
+    pub(crate) col_kind: KeyKind,
+    /// The key of the map's first slot.
+    pub(crate) b_lo: u64,
+    /// Per column key from `b_lo`: 0 for no sample, or its row's offset plus one and
+    /// its count above bit 16.
+    pub(crate) map: Vec<u32>,
+    pub(crate) n_cols: usize,
+    /// Σ b_j² (each column's one cell is its sum).
+    pub(crate) cols_sq: u128,
+    pub(crate) n: u64,
+}
+
+impl OneRow {
+    /// Number of samples.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    pub fn n_rows(&self) -> usize {
+        self.rows.keys.len()
+    }
+
+    pub fn n_cols(&self) -> usize {
+        self.n_cols
+    }
+
+    /// The rows' keys.
+    pub fn rows(&self) -> &Keys {
+        &self.rows
+    }
+
+    pub fn row_sums(&self) -> &[u64] {
+        &self.row_sums
+    }
+
+    /// The columns' sums (each column's one count), in column order.
+    pub(crate) fn col_sums(&self) -> impl Iterator<Item = u64> + Clone + '_ {
+        self.map
+            .iter()
+            .filter(|&&slot| slot != 0)
+            .map(|&slot| u64::from(slot >> 16))
+    }
+
+    /// The same table as a [`Table`]: rows in key order, columns in key order, cells row
+    /// by row (a count of each row's cells, then each cell to its place).
+    pub fn table(&self) -> Table {
+        let rows = self.n_rows();
+        let mut row_cells = vec![0usize; rows];
+        for &slot in self.map.iter().filter(|&&slot| slot != 0) {
+            row_cells[self.row_of[(slot & 0xffff) as usize] as usize] += 1;
+        }
+        // Where each row's cells start.
+        let mut start = Vec::with_capacity(rows);
+        let mut total = 0;
+        for &c in &row_cells {
+            start.push(total);
+            total += c;
+        }
+        let cols = self.n_cols;
+        let mut col_keys = Vec::with_capacity(cols);
+        let mut col_sums = Vec::with_capacity(cols);
+        // One cell a column, so only the cells' columns are placed one by one (each to its
+        // row's next place: a write stream a row); their rows are runs, and their counts
+        // their columns' sums. Column indices fit `u32`: the map is narrower.
+        let mut cell_row = Vec::with_capacity(cols);
+        for (r, &c) in row_cells.iter().enumerate() {
+            cell_row.resize(cell_row.len() + c, r as u32);
+        }
+        let mut cell_col = vec![0u32; cols];
+        for (j, &slot) in self.map.iter().enumerate() {
+            if slot == 0 {
+                continue;
+            }
+            let r = self.row_of[(slot & 0xffff) as usize] as usize;
+            cell_col[start[r]] = col_keys.len() as u32;
+            start[r] += 1;
+            col_keys.push(self.b_lo + j as u64);
+            col_sums.push(u64::from(slot >> 16));
+        }
+        let cell_count = cell_col.iter().map(|&j| col_sums[j as usize]).collect();
+        Table::assemble(
+            (
+                self.rows.kind,
+                self.rows.keys.clone(),
+                self.row_sums.clone(),
+            ),
+            (self.col_kind, col_keys, col_sums),
+            (cell_row, cell_col, cell_count),
+        )
+    }
+}
 
 /// The table of `a` (rows) against `b` (columns) when every column has one non-empty row,
 /// the rows' keys span at most [`ROWS_MAX`] + 1 values and the columns' at most a few
 /// times the samples; `None` otherwise (then the caller counts as usual, having spent a
 /// look at the first samples, or a pass over the keys' ranges, or, where a cluster turns
 /// out to hold two classes, the samples up to it). `dense_cells` is the largest window
-/// the usual count affords: tables within it are left to it.
+/// the usual count affords: tables within it are left to it. A table of more than
+/// [`KEEP_MAP_MIN`] columns is kept as its map.
 pub(crate) fn count<A: Label, B: Label>(
     a: &[A],
     b: &[B],
     dense_cells: u64,
     threads: usize,
-) -> Option<Result<Table, Error>> {
+) -> Option<Counted> {
     let n = a.len();
     let m = n.min(PROBE);
     if m == 0 {
@@ -54,7 +165,12 @@ pub(crate) fn count<A: Label, B: Label>(
         return None;
     }
     let map = fill(a, b, a_lo, b_lo, width as usize + 1)?;
-    Some(table_of(&map, a_lo, b_lo, A::KIND, B::KIND))
+    let t = one_row_of(map, (a_lo, a_hi), b_lo, A::KIND, B::KIND);
+    Some(if t.n_cols > KEEP_MAP_MIN {
+        Counted::OneRow(t, std::sync::OnceLock::new())
+    } else {
+        Counted::Table(t.table())
+    })
 }
 
 /// Whether no column key among these samples comes with two row keys.
@@ -83,6 +199,9 @@ fn key_range<T: Label>(x: &[T], threads: usize) -> (u64, u64) {
         .reduce(|| (u64::MAX, 0), |(a, b), (c, d)| (a.min(c), b.max(d)))
 }
 
+/// How many samples ahead [`fill`] prefetches its slot.
+const AHEAD: usize = 32;
+
 /// The map: for each column key from `b_lo`, 0 (no sample) or its row's offset from
 /// `a_lo` plus one, and its count above bit 16. `None` as soon as a column has two rows
 /// or more than [`COUNT_MAX`] samples. On one thread: the stores are random over the
@@ -96,7 +215,15 @@ fn fill<A: Label, B: Label>(
     width: usize,
 ) -> Option<Vec<u32>> {
     let mut map = vec![0u32; width];
-    for (x, y) in a.iter().zip(b) {
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        // A store to a random slot of a map larger than the caches: ask for the slot of
+        // the sample [`AHEAD`] further on now (1e7 singletons: about a tenth sooner).
+        if let Some(s) = b
+            .get(i + AHEAD)
+            .and_then(|y| map.get((y.key() - b_lo) as usize))
+        {
+            prefetch(s);
+        }
         let row = (x.key() - a_lo) as u32 + 1;
         let slot = &mut map[(y.key() - b_lo) as usize];
         if *slot == 0 {
@@ -110,65 +237,55 @@ fn fill<A: Label, B: Label>(
     Some(map)
 }
 
-/// The table held by a filled map: rows in key order, columns in key order, cells row by
-/// row (a count of each row's cells, then each cell to its place).
-fn table_of(
-    map: &[u32],
-    a_lo: u64,
+/// The table held by a filled map, in one pass over it: the rows present with their
+/// sums, the number of columns and Σ b_j².
+fn one_row_of(
+    map: Vec<u32>,
+    (a_lo, a_hi): (u64, u64),
     b_lo: u64,
-    row_kind: crate::KeyKind,
-    col_kind: crate::KeyKind,
-) -> Result<Table, Error> {
-    let mut row_cells = vec![0usize; ROWS_MAX as usize + 2];
+    row_kind: KeyKind,
+    col_kind: KeyKind,
+) -> OneRow {
+    let offsets = (a_hi - a_lo) as usize + 2;
+    let mut sums = vec![0u64; offsets];
     let mut cols = 0usize;
-    for &slot in map {
-        if slot != 0 {
-            row_cells[(slot & 0xffff) as usize] += 1;
+    let mut cols_sq = 0u128;
+    // Squares summed in `u64` a block at a time: 2^16 squares below 2^32 each.
+    for block in map.chunks(1 << 16) {
+        let mut sq = 0u64;
+        for &slot in block.iter().filter(|&&slot| slot != 0) {
+            let c = u64::from(slot >> 16);
+            sums[(slot & 0xffff) as usize] += c;
             cols += 1;
+            sq += c * c;
+        }
+        cols_sq += u128::from(sq);
+    }
+    let mut row_of = vec![u32::MAX; offsets];
+    let mut keys = Vec::new();
+    let mut row_sums = Vec::new();
+    for (r, &s) in sums.iter().enumerate().skip(1) {
+        if s > 0 {
+            row_of[r] = keys.len() as u32;
+            keys.push(a_lo + (r as u64 - 1));
+            row_sums.push(s);
         }
     }
-    // Row offsets present, their places, and where each row's cells start.
-    let mut row_keys = Vec::new();
-    let mut row_index = vec![0u32; row_cells.len()];
-    let mut start = vec![0usize; row_cells.len()];
-    let mut total = 0;
-    for (r, &c) in row_cells.iter().enumerate().skip(1) {
-        if c > 0 {
-            row_index[r] = u32::try_from(row_keys.len()).map_err(|_| Error::TooManyLabels)?;
-            row_keys.push(a_lo + (r as u64 - 1));
-            start[r] = total;
-            total += c;
-        }
+    let n = row_sums.iter().sum();
+    OneRow {
+        rows: Keys {
+            kind: row_kind,
+            keys,
+        },
+        row_sums,
+        row_of,
+        col_kind,
+        b_lo,
+        map,
+        n_cols: cols,
+        cols_sq,
+        n,
     }
-    let mut row_sums = vec![0u64; row_keys.len()];
-    let mut col_keys = Vec::with_capacity(cols);
-    let mut col_sums = Vec::with_capacity(cols);
-    // One cell a column, so only the cells' columns are placed one by one (each to its
-    // row's next place: a write stream a row); their rows are runs, and their counts
-    // their columns' sums.
-    let mut cell_row = Vec::with_capacity(cols);
-    for (r, &c) in row_cells.iter().enumerate().skip(1) {
-        cell_row.resize(cell_row.len() + c, row_index[r]);
-    }
-    let mut cell_col = vec![0u32; cols];
-    for (j, &slot) in map.iter().enumerate() {
-        if slot == 0 {
-            continue;
-        }
-        let (r, c) = ((slot & 0xffff) as usize, u64::from(slot >> 16));
-        let col = u32::try_from(col_keys.len()).map_err(|_| Error::TooManyLabels)?;
-        col_keys.push(b_lo + j as u64);
-        col_sums.push(c);
-        cell_col[start[r]] = col;
-        start[r] += 1;
-        row_sums[row_index[r] as usize] += c;
-    }
-    let cell_count = cell_col.iter().map(|&j| col_sums[j as usize]).collect();
-    Ok(Table::assemble(
-        (row_kind, row_keys, row_sums),
-        (col_kind, col_keys, col_sums),
-        (cell_row, cell_col, cell_count),
-    ))
 }
 
 #[cfg(test)]
@@ -215,12 +332,83 @@ mod tests {
         m
     }
 
-    /// The map's table, which must be taken, against the naive count and the usual one
-    /// (the same table to the last field).
+    /// The map's table, which must be taken and kept as the map, against the naive count
+    /// and the usual one (the same table to the last field), and its measures against
+    /// the usual table's.
     fn by_map<A: Label, B: Label>(a: &[A], b: &[B]) {
-        let t = count(a, b, 1 << 22, 2).expect("the map applies").unwrap();
-        assert_eq!(cells(&t), naive(a, b));
-        assert_eq!(t, crate::count::count_in(a, b, 1).unwrap());
+        let counted = count(a, b, 1 << 22, 2).expect("the map applies");
+        assert!(matches!(counted, Counted::OneRow(..)));
+        let t = counted.table();
+        assert_eq!(cells(t), naive(a, b));
+        assert_eq!(*t, crate::count::count_in(a, b, 1).unwrap());
+        same_measures(&counted, t);
+    }
+
+    /// The measures of a table kept as its map are those of its [`Table`]: to the bit,
+    /// but for the mutual information (summed a row at a time, not a cell at a time).
+    fn same_measures(counted: &Counted, t: &Table) {
+        let table = Counted::Table(t.clone());
+        let bits = |x: f64| x.to_bits();
+        assert_eq!(
+            (
+                counted.n(),
+                counted.n_rows(),
+                counted.n_cols(),
+                counted.nnz()
+            ),
+            (t.n, t.n_rows(), t.n_cols(), t.cell_count.len())
+        );
+        assert_eq!(
+            (counted.rows(), counted.row_sums()),
+            (&t.rows, &t.row_sums[..])
+        );
+        assert_eq!(counted.pair_sums(), table.pair_sums());
+        assert_eq!(bits(counted.entropy_rows()), bits(table.entropy_rows()));
+        assert_eq!(bits(counted.entropy_cols()), bits(table.entropy_cols()));
+        assert_eq!(bits(counted.purity()), bits(table.purity()));
+        let (mi, want) = (counted.mutual_info(), table.mutual_info());
+        assert!((mi - want).abs() <= 1e-14 * want, "{mi} against {want}");
+        let emi = counted.expected_mutual_info();
+        assert_eq!(bits(emi), bits(table.expected_mutual_info()));
+        let parts = counted.ami_parts();
+        assert_eq!(bits(parts.mutual_info), bits(mi));
+        assert_eq!(bits(parts.expected), bits(emi));
+        assert_eq!(bits(parts.entropy_rows), bits(counted.entropy_rows()));
+        assert_eq!(bits(parts.entropy_cols), bits(counted.entropy_cols()));
+    }
+
+    #[test]
+    fn cells_below_epsilon_are_left_out_of_the_mutual_information() {
+        // 2e8 samples, all but one in row 0: ln n - ln a_0 is about 5e-9, so a row-0
+        // cell's term n_ij (ln n - ln a_0) is below ε n (4.4e-8) for n_ij up to 8.
+        // Those cells count as zero (as scikit-learn's terms below ε do).
+        let full = 3_052;
+        let mut map = vec![0u32; 70_000];
+        for slot in &mut map[..full] {
+            *slot = 1 | COUNT_MAX << 16;
+        }
+        let small = (full..70_000 - 1).map(|j| 1 + (j % 30) as u32);
+        for (slot, c) in map[full..70_000 - 1].iter_mut().zip(small) {
+            *slot = 1 | c << 16;
+        }
+        map[70_000 - 1] = 2 | 1 << 16;
+        let o = one_row_of(map, (7, 8), 0, KeyKind::Signed, KeyKind::Unsigned);
+        let counted = Counted::OneRow(o, Default::default());
+        same_measures(&counted, &counted.table().clone());
+        // Against the sum over every cell: the cells left out make a difference.
+        let t = counted.table();
+        let n = t.n as f64;
+        let every: f64 = (0..t.cell_count.len())
+            .map(|k| {
+                let (c, a) = (
+                    t.cell_count[k] as f64,
+                    t.row_sums[t.cell_row[k] as usize] as f64,
+                );
+                c / n * (n / a).ln()
+            })
+            .sum();
+        let mi = counted.mutual_info();
+        assert!((every - mi) / mi > 1e-9, "{every} against {mi}");
     }
 
     #[test]
@@ -247,6 +435,18 @@ mod tests {
             .map(|&y| if y % 2 == 0 { 5 } else { 5 + ROWS_MAX as u32 })
             .collect();
         by_map(&a, &b);
+        // 50,000 clusters, keys 20 apart: counted by the map, handed over as a Table.
+        let b: Vec<i64> = (0..n)
+            .map(|_| (lcg(&mut seed) % 50_000) as i64 * 20)
+            .collect();
+        let a: Vec<i64> = b.iter().map(|&y| (y / 20) % 13).collect();
+        match count(&a, &b, 1 << 22, 2) {
+            Some(Counted::Table(t)) => {
+                assert!(t.n_cols() > 49_000);
+                assert_eq!(t, crate::count::count_in(&a, &b, 1).unwrap());
+            }
+            other => panic!("not a Table from the map: {other:?}"),
+        }
     }
 
     #[test]

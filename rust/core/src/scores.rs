@@ -65,15 +65,19 @@ impl Sum {
 /// scikit-learn's `entropy`.
 pub fn entropy(counts: &[u64]) -> f64 {
     let nonzero = counts.iter().filter(|&&c| c > 0).count();
+    entropy_of(nonzero, counts.iter().sum(), counts.iter().copied())
+}
+
+/// [`entropy`] of `counts`, of which `nonzero` are non-zero and whose total is `total`.
+fn entropy_of(nonzero: usize, total: u64, counts: impl Iterator<Item = u64>) -> f64 {
     match nonzero {
         0 => return 1.0,
         1 => return 0.0,
         _ => {}
     }
-    let total: u64 = counts.iter().sum();
     let (total, ln_total) = (total as f64, (total as f64).ln());
     let mut s = Sum::default();
-    for &c in counts.iter().filter(|&&c| c > 0) {
+    for c in counts.filter(|&c| c > 0) {
         let ln_c = ln_count(c);
         let c = c as f64;
         s.add((c / total) * (ln_c - ln_total));
@@ -327,9 +331,12 @@ pub fn expected_mutual_info(t: &Table) -> f64 {
     if t.n_rows() == 1 || t.n_cols() == 1 || t.n == 0 {
         return 0.0;
     }
-    let rows = size_counts(&t.row_sums);
-    let cols = size_counts(&t.col_sums);
-    let n = t.n;
+    emi_of_sizes(&size_counts(&t.row_sums), &size_counts(&t.col_sums), t.n)
+}
+
+/// [`expected_mutual_info`] of a table with more than one row and column, of `n` samples,
+/// whose distinct row and column sums are `rows` and `cols`, each with its number.
+fn emi_of_sizes(rows: &[(u64, u64)], cols: &[(u64, u64)], n: u64) -> f64 {
     let ln_n = (n as f64).ln();
     // The pairs in fixed blocks, each summed on its own and the blocks' sums added in
     // order: the same result on any number of threads.
@@ -339,7 +346,7 @@ pub fn expected_mutual_info(t: &Table) -> f64 {
     let with_ln = |sizes: &[(u64, u64)]| -> Vec<(u64, f64)> {
         sizes.iter().map(|&(k, _)| (k, (k as f64).ln())).collect()
     };
-    let (rows_ln, cols_ln) = (with_ln(&rows), with_ln(&cols));
+    let (rows_ln, cols_ln) = (with_ln(rows), with_ln(cols));
     // Pairs that fit the lanes are summed eight at a time, the others one by one; then
     // the block's pairs are added in order.
     let block_sum = |block: usize| {
@@ -429,15 +436,7 @@ fn size_counts(sums: &[u64]) -> Vec<(u64, u64)> {
     // an array, not sorted (which was most of the serial part of the sum).
     let max = sums.iter().copied().max().unwrap_or(0);
     if max < 1 << 16 && max <= 8 * sums.len() as u64 {
-        let mut count = vec![0u64; max as usize + 1];
-        for &s in sums {
-            count[s as usize] += 1;
-        }
-        return (1..=max)
-            .zip(&count[1..])
-            .filter(|&(_, &c)| c > 0)
-            .map(|(s, &c)| (s, c))
-            .collect();
+        return small_size_counts(sums.iter().copied(), max);
     }
     let mut v: Vec<u64> = sums.iter().copied().filter(|&s| s > 0).collect();
     v.sort_unstable();
@@ -449,6 +448,19 @@ fn size_counts(sums: &[u64]) -> Vec<(u64, u64)> {
         }
     }
     out
+}
+
+/// [`size_counts`] of sizes of at most `max` (below 2^16), counted in an array.
+fn small_size_counts(sums: impl Iterator<Item = u64>, max: u64) -> Vec<(u64, u64)> {
+    let mut count = vec![0u64; max as usize + 1];
+    for s in sums {
+        count[s as usize] += 1;
+    }
+    (1..=max)
+        .zip(&count[1..])
+        .filter(|&(_, &c)| c > 0)
+        .map(|(s, &c)| (s, c))
+        .collect()
 }
 
 /// Relative size of the tail bound at which a pair's EMI sum stops (2^-60).
@@ -1433,6 +1445,113 @@ fn pair_emi_strided(
         }
     }
     s.value()
+}
+
+/// The measures of a table kept as its one-row map ([`OneRow`]): each column's one cell
+/// is its column's sum, so what the cells give, the column sums give.
+pub(crate) mod one_row {
+    use super::*;
+    use crate::one_row::{OneRow, COUNT_MAX};
+
+    /// See [`super::pair_sums`]; Σ n_ij² is Σ b_j².
+    pub(crate) fn pair_sums(o: &OneRow) -> PairSums {
+        PairSums {
+            n: u128::from(o.n),
+            cells_sq: o.cols_sq,
+            rows_sq: sum_sq(&o.row_sums),
+            cols_sq: o.cols_sq,
+        }
+    }
+
+    /// The [`entropy`] of the columns (the same sum, in the same order, as the table's).
+    pub(crate) fn entropy_cols(o: &OneRow) -> f64 {
+        entropy_of(o.n_cols, o.n, o.col_sums())
+    }
+
+    /// See [`mutual_info`]. A cell's term, n_ij ((ln n_ij - ln b_j) + (ln n - ln a_i)), is
+    /// b_j (ln n - ln a_i) here: a row's terms add up to (ln n - ln a_i) times the sum of
+    /// its cells that are not below machine epsilon, which is all of them unless
+    /// n² ε (ln n - ln a_i) exceeds 1 (n past 6e7 at least). No logarithm a column, and
+    /// one rounding a row instead of one a cell.
+    pub(crate) fn mutual_info(o: &OneRow) -> f64 {
+        if o.n_rows() == 1 || o.n_cols == 1 || o.n == 0 {
+            return 0.0;
+        }
+        let n = o.n as f64;
+        let ln_n = n.ln();
+        let small = f64::EPSILON * n;
+        // By a slot's row offset plus one: ln n - ln a_i, and the smallest count whose
+        // term is not below `small` (the terms grow with the count).
+        let row_part: Vec<f64> = o
+            .row_of
+            .iter()
+            .map(|&r| match r {
+                u32::MAX => 0.0,
+                r => ln_n - ln_count(o.row_sums[r as usize]),
+            })
+            .collect();
+        let kept_from = |part: f64| -> u64 {
+            let kept = |c: u64| (c as i64 as f64 * part).abs() >= small;
+            let mut c = ((small / part) as u64).saturating_sub(2).max(1);
+            while c <= u64::from(COUNT_MAX) && !kept(c) {
+                c += 1;
+            }
+            c
+        };
+        let least: Vec<u64> = row_part.iter().map(|&p| kept_from(p)).collect();
+        let mut kept = vec![0u64; row_part.len()];
+        if least.iter().all(|&c| c <= 1) {
+            for (r, k) in o.row_of.iter().zip(kept.iter_mut()) {
+                if *r != u32::MAX {
+                    *k = o.row_sums[*r as usize];
+                }
+            }
+        } else {
+            for &slot in o.map.iter().filter(|&&slot| slot != 0) {
+                let (r, c) = ((slot & 0xffff) as usize, u64::from(slot >> 16));
+                if c >= least[r] {
+                    kept[r] += c;
+                }
+            }
+        }
+        let mut total = Sum::default();
+        for (&part, &k) in row_part.iter().zip(&kept) {
+            if k > 0 {
+                total.add(k as f64 * part);
+            }
+        }
+        (total.value() / n).max(0.0)
+    }
+
+    /// See [`expected_mutual_info`].
+    pub(crate) fn expected_mutual_info(o: &OneRow) -> f64 {
+        if o.n_rows() == 1 || o.n_cols == 1 || o.n == 0 {
+            return 0.0;
+        }
+        let cols = small_size_counts(o.col_sums(), u64::from(COUNT_MAX));
+        emi_of_sizes(&size_counts(&o.row_sums), &cols, o.n)
+    }
+
+    /// See [`ami_parts`].
+    pub(crate) fn ami_parts(o: &OneRow) -> AmiParts {
+        let entropies = || (entropy(&o.row_sums), entropy_cols(o));
+        let ((mutual_info, expected), (entropy_rows, entropy_cols)) = if pool::threads() > 1 {
+            pool::run(|| {
+                rayon::join(
+                    || rayon::join(|| mutual_info(o), || expected_mutual_info(o)),
+                    entropies,
+                )
+            })
+        } else {
+            ((mutual_info(o), expected_mutual_info(o)), entropies())
+        };
+        AmiParts {
+            mutual_info,
+            expected,
+            entropy_rows,
+            entropy_cols,
+        }
+    }
 }
 
 #[cfg(test)]

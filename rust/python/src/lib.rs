@@ -2,7 +2,7 @@
 //! every loop over samples lives in `fastcluster_metrics_core`.
 
 use fastcluster_metrics_core::encode::{self, Codes};
-use fastcluster_metrics_core::{self as fcm, scores, KeyKind, Label};
+use fastcluster_metrics_core::{self as fcm, KeyKind, Label};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -127,12 +127,12 @@ fn count_columns(
     labels_pred: Matrix<'_>,
 ) -> PyResult<Vec<Table>> {
     let tables = with_slice!(&labels_true, |a| count_against_matrix(py, a, &labels_pred))?;
-    Ok(tables.into_iter().map(|inner| Table { inner }).collect())
+    Ok(tables.into_iter().map(Table::of).collect())
 }
 
-fn count_against<A: Label>(py: Python<'_>, a: &[A], b: &Labels<'_>) -> PyResult<fcm::Table> {
+fn count_against<A: Label>(py: Python<'_>, a: &[A], b: &Labels<'_>) -> PyResult<fcm::Counted> {
     with_slice!(b, |b| Ok(py
-        .detach(|| fcm::count(a, b))
+        .detach(|| fcm::count_compact(a, b))
         .map_err(CoreError::from)?))
 }
 
@@ -149,7 +149,7 @@ fn count_one(py: Python<'_>, labels: Labels<'_>) -> PyResult<Table> {
     let inner = with_slice!(&labels, |a| py
         .detach(|| fcm::count_one(a))
         .map_err(CoreError::from))?;
-    Ok(Table { inner })
+    Ok(Table::of(inner))
 }
 
 /// A table given by its shape and cells (repeated cells add; zeros are dropped).
@@ -166,7 +166,7 @@ fn table_from_cells(
     let inner = py
         .detach(|| fcm::Table::from_cells(n_rows, n_cols, r, c, v))
         .map_err(CoreError::from)?;
-    Ok(Table { inner })
+    Ok(Table::of(inner))
 }
 
 type CodesOut<'py> = (
@@ -239,7 +239,21 @@ fn num_threads() -> usize {
 /// the clusters of `labels_pred`, both in sorted label order.
 #[pyclass(frozen, module = "fastcluster_metrics._native")]
 struct Table {
-    inner: fcm::Table,
+    inner: fcm::Counted,
+}
+
+impl Table {
+    fn of(table: fcm::Table) -> Table {
+        Table {
+            inner: fcm::Counted::Table(table),
+        }
+    }
+
+    /// The table as a [`fcm::Table`] (built the first time, from a compact form, with
+    /// the GIL released).
+    fn full(&self, py: Python<'_>) -> &fcm::Table {
+        py.detach(|| self.inner.table())
+    }
 }
 
 fn keys_array<'py>(py: Python<'py>, keys: &fcm::Keys) -> Bound<'py, PyAny> {
@@ -257,7 +271,7 @@ impl Table {
     /// Number of samples.
     #[getter]
     fn n(&self) -> u64 {
-        self.inner.n
+        self.inner.n()
     }
 
     /// (number of classes, number of clusters).
@@ -269,25 +283,25 @@ impl Table {
     /// Number of non-zero cells.
     #[getter]
     fn nnz(&self) -> usize {
-        self.inner.cell_count.len()
+        self.inner.nnz()
     }
 
     /// The sorted class labels (int64 or uint64).
     fn row_keys<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        keys_array(py, &self.inner.rows)
+        keys_array(py, self.inner.rows())
     }
 
     /// The sorted cluster labels (int64 or uint64).
     fn col_keys<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        keys_array(py, &self.inner.cols)
+        keys_array(py, &self.full(py).cols)
     }
 
     fn row_sums<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
-        PyArray1::from_slice(py, &self.inner.row_sums)
+        PyArray1::from_slice(py, self.inner.row_sums())
     }
 
     fn col_sums<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
-        PyArray1::from_slice(py, &self.inner.col_sums)
+        PyArray1::from_slice(py, &self.full(py).col_sums)
     }
 
     /// The non-zero cells as (row indices, column indices, counts), row-major.
@@ -300,53 +314,54 @@ impl Table {
         Bound<'py, PyArray1<u32>>,
         Bound<'py, PyArray1<u64>>,
     ) {
+        let t = self.full(py);
         (
-            PyArray1::from_slice(py, &self.inner.cell_row),
-            PyArray1::from_slice(py, &self.inner.cell_col),
-            PyArray1::from_slice(py, &self.inner.cell_count),
+            PyArray1::from_slice(py, &t.cell_row),
+            PyArray1::from_slice(py, &t.cell_col),
+            PyArray1::from_slice(py, &t.cell_count),
         )
     }
 
     /// (n, Σ n_ij², Σ a_i², Σ b_j²) as exact Python integers.
     fn pair_sums(&self) -> (u128, u128, u128, u128) {
-        let s = scores::pair_sums(&self.inner);
+        let s = self.inner.pair_sums();
         (s.n, s.cells_sq, s.rows_sq, s.cols_sq)
     }
 
     fn entropy_rows(&self) -> f64 {
-        scores::entropy(&self.inner.row_sums)
+        self.inner.entropy_rows()
     }
 
-    fn entropy_cols(&self) -> f64 {
-        scores::entropy(&self.inner.col_sums)
+    fn entropy_cols(&self, py: Python<'_>) -> f64 {
+        py.detach(|| self.inner.entropy_cols())
     }
 
     fn mutual_info(&self, py: Python<'_>) -> f64 {
-        py.detach(|| scores::mutual_info(&self.inner))
+        py.detach(|| self.inner.mutual_info())
     }
 
     fn expected_mutual_info(&self, py: Python<'_>) -> f64 {
-        py.detach(|| scores::expected_mutual_info(&self.inner))
+        py.detach(|| self.inner.expected_mutual_info())
     }
 
     /// (mutual information, its expected value, entropy of the rows, of the columns),
     /// computed side by side.
     fn ami_parts(&self, py: Python<'_>) -> (f64, f64, f64, f64) {
-        let p = py.detach(|| scores::ami_parts(&self.inner));
+        let p = py.detach(|| self.inner.ami_parts());
         (p.mutual_info, p.expected, p.entropy_rows, p.entropy_cols)
     }
 
     fn purity(&self) -> f64 {
-        scores::purity(&self.inner)
+        self.inner.purity()
     }
 
     fn __repr__(&self) -> String {
         format!(
             "Table(n={}, shape=({}, {}), nnz={})",
-            self.inner.n,
+            self.inner.n(),
             self.inner.n_rows(),
             self.inner.n_cols(),
-            self.inner.cell_count.len()
+            self.inner.nnz()
         )
     }
 }
