@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use fastcluster_metrics_core::{count, scores, Error, Label, Table};
+use fastcluster_metrics_core::{count, count_compact, scores, Counted, Error, Label, Table};
 
 pub type Cells = BTreeMap<(i128, i128), u64>;
 
@@ -158,8 +158,40 @@ pub fn check_count<A: Label + Into<i128>, B: Label + Into<i128>>(a: &[A], b: &[B
     check_invariants(&t);
     assert_eq!(cells_of(&t), naive(a, b));
     check_scores(&t);
+    check_counted(&count_compact(a, b).unwrap(), &t);
     let one = fastcluster_metrics_core::count_one(a).unwrap();
     check_invariants(&one);
     assert_eq!(one.row_sums, t.row_sums);
     assert_eq!(one.rows, t.rows);
+}
+
+/// A counted table in either form has the table `t`, and the measures of `t`: to the bit,
+/// but for the mutual information (a compact form sums it a row at a time).
+pub fn check_counted(c: &Counted, t: &Table) {
+    assert_eq!(c.table(), t);
+    assert_eq!(
+        (c.n(), c.n_rows(), c.n_cols(), c.nnz()),
+        (t.n, t.n_rows(), t.n_cols(), t.cell_count.len())
+    );
+    assert_eq!((c.rows(), c.row_sums()), (&t.rows, &t.row_sums[..]));
+    assert_eq!(c.pair_sums(), scores::pair_sums(t));
+    let bits = |x: f64| x.to_bits();
+    assert_eq!(bits(c.entropy_rows()), bits(scores::entropy(&t.row_sums)));
+    assert_eq!(bits(c.entropy_cols()), bits(scores::entropy(&t.col_sums)));
+    assert_eq!(bits(c.purity()), bits(scores::purity(t)));
+    let (mi, want) = (c.mutual_info(), scores::mutual_info(t));
+    assert!((mi - want).abs() <= 1e-14 * want, "{mi} against {want}");
+    let emi = c.expected_mutual_info();
+    assert_eq!(bits(emi), bits(scores::expected_mutual_info(t)));
+    let parts = c.ami_parts();
+    assert_eq!(
+        [
+            parts.mutual_info,
+            parts.expected,
+            parts.entropy_rows,
+            parts.entropy_cols
+        ]
+        .map(bits),
+        [mi, emi, c.entropy_rows(), c.entropy_cols()].map(bits)
+    );
 }
