@@ -134,6 +134,20 @@ def test_one_million_singleton_predictions():
     np.testing.assert_array_equal(
         fcm.pair_confusion_matrix(true, pred), np.array([[2 * (m - q), 0], [2 * q, 0]])
     )
+    # The information measures, computed from the rows alone (no cells are kept for them).
+    assert fcm.normalized_mutual_info_score(true, pred) == pytest.approx(
+        reference.large_nmi(cells), **CLOSE
+    )
+    assert fcm.adjusted_mutual_info_score(true, pred) == pytest.approx(
+        reference.large_ami(cells), **CLOSE
+    )
+    h, c, v = fcm.homogeneity_completeness_v_measure(true, pred, beta=2.0)
+    assert (h, c, v) == pytest.approx(
+        reference.large_homogeneity_completeness_v(cells, beta=2.0), **CLOSE
+    )
+    # The table itself, with its cells, from the same labels.
+    sparse = fcm.contingency_matrix(true, pred, sparse=True)
+    np.testing.assert_array_equal(sparse.indices, cells.cols)
 
 
 @pytest.mark.parametrize("flip", [False, True])
@@ -171,7 +185,8 @@ def test_a_table_kept_as_its_cluster_map_answers_as_the_full_table(clusters):
     """Three million samples whose clusters each lie within one class: the table is kept as
     the map it was counted in (four bytes a cluster key, not a sparse table), and every
     method of it answers as the same table given cell by cell does, before and after its
-    cells are asked for."""
+    cells are asked for; counted for its measures only, all singletons are kept as their
+    rows alone (no cells to give), and their measures are the same."""
     from fastcluster_metrics import _native
 
     n = 3_000_000
@@ -192,7 +207,18 @@ def test_a_table_kept_as_its_cluster_map_answers_as_the_full_table(clusters):
     assert kept.nnz == keys.size == len(counts)
     assert np.array_equal(np.sort(cols), np.arange(keys.size))  # one cell a cluster
     np.testing.assert_array_equal(rows, np.sort(rows))
-    for table in (_native.count(true, pred), kept):  # measures before and after the cells
+    # Counted for its measures only: all singletons are counted by their rows alone.
+    measures = _native.count(true, pred, cells=False)
+    if clusters == n:
+        for no_cells in (measures.cells, measures.col_keys, measures.col_sums):
+            with pytest.raises(ValueError, match="counted for its measures only"):
+                no_cells()
+    else:
+        np.testing.assert_array_equal(measures.cells()[0], rows)
+    np.testing.assert_array_equal(measures.row_keys(), kept.row_keys())
+    np.testing.assert_array_equal(measures.row_sums(), kept.row_sums())
+    # Measures before and after the cells are asked for, and without them.
+    for table in (_native.count(true, pred), kept, measures):
         assert (table.n, table.shape, table.nnz) == (full.n, full.shape, full.nnz)
         assert table.pair_sums() == full.pair_sums()
         assert table.entropy_rows() == full.entropy_rows()

@@ -317,16 +317,22 @@ def _apply_missing(true: Column, pred: Column, missing: str) -> tuple[Column, Co
 
 
 def count_columns(
-    labels_true: Any, labels_pred: Any, *, missing: str = "raise", warn: bool = True
+    labels_true: Any,
+    labels_pred: Any,
+    *,
+    missing: str = "raise",
+    warn: bool = True,
+    cells: bool = True,
 ) -> tuple[_native.Table, Column, Column]:
     """Validates two labelings (as scikit-learn's ``check_clusterings``) and builds their
-    contingency table in one pass; also gives the encoded columns."""
+    contingency table in one pass; also gives the encoded columns. ``cells=False``: only the
+    table's measures will be asked for (all singletons are then counted without their cells)."""
     if _plain_integers(labels_true, labels_pred):
         # What the checks below conclude for these, without them (tens of microseconds a
         # call, most of a small input's time).
         true = Column(_native_contiguous(labels_true), None, dtype=labels_true.dtype)
         pred = Column(_native_contiguous(labels_pred), None, dtype=labels_pred.dtype)
-        return _native.count(true.codes, pred.codes), true, pred
+        return _native.count(true.codes, pred.codes, cells), true, pred
     arr_true = None if _special(labels_true) else _as_array(labels_true, missing)
     arr_pred = None if _special(labels_pred) else _as_array(labels_pred, missing)
     if warn and (
@@ -344,7 +350,7 @@ def count_columns(
     true, pred = _apply_missing(
         _column(labels_true, arr_true), _column(labels_pred, arr_pred), missing
     )
-    return _native.count(true.codes, pred.codes), true, pred
+    return _native.count(true.codes, pred.codes, cells), true, pred
 
 
 def _plain_integers(a: Any, b: Any) -> bool:
@@ -408,10 +414,16 @@ def _count_matrix(
 
 
 def count(
-    labels_true: Any, labels_pred: Any, *, missing: str = "raise", warn: bool = True
+    labels_true: Any,
+    labels_pred: Any,
+    *,
+    missing: str = "raise",
+    warn: bool = True,
+    cells: bool = True,
 ) -> _native.Table:
-    """The contingency table of two labelings, in one pass over them."""
-    return count_columns(labels_true, labels_pred, missing=missing, warn=warn)[0]
+    """The contingency table of two labelings, in one pass over them (``cells``: as
+    :func:`count_columns`)."""
+    return count_columns(labels_true, labels_pred, missing=missing, warn=warn, cells=cells)[0]
 
 
 def count_one(labels: Any, *, missing: str = "raise") -> _native.Table:

@@ -49,7 +49,7 @@ _INT64_MAX = 2**63 - 1
 
 def _table(func: str, labels_true: Any, labels_pred: Any, missing: str) -> _native.Table:
     check_array_like(func, labels_true=labels_true, labels_pred=labels_pred)
-    return count(labels_true, labels_pred, missing=check_missing(func, missing))
+    return count(labels_true, labels_pred, missing=check_missing(func, missing), cells=False)
 
 
 def _scipy_sparse() -> Any:
@@ -502,7 +502,7 @@ def mutual_info_score(
     func = "mutual_info_score"
     if contingency is None:
         check_array_like(func, allow_none=True, labels_true=labels_true, labels_pred=labels_pred)
-        table = count(labels_true, labels_pred, missing=check_missing(func, missing))
+        table = count(labels_true, labels_pred, missing=check_missing(func, missing), cells=False)
     else:
         if not (is_array_like(contingency) or hasattr(contingency, "tocoo")):
             raise InvalidParameterError(

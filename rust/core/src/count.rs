@@ -30,12 +30,16 @@ const WINDOW_MAX: u64 = 1 << 21;
 
 /// Builds the contingency table of two labelings in one pass.
 pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
-    count_compact(a, b).map(Counted::into_table)
+    let counted = count_compact(a, b, true)?;
+    // Counted with its cells: every form holds its table.
+    Ok(counted.into_table().unwrap_or_else(|| unreachable!()))
 }
 
 /// [`count`], keeping a table whose every column has one non-empty row in the compact
-/// form it was counted in ([`Counted::OneRow`]) when it has many columns.
-pub fn count_compact<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Counted, Error> {
+/// form it was counted in ([`Counted::OneRow`]) when it has many columns. Unless `cells`
+/// (its cells will be asked for), a table of singletons is counted and kept by its rows
+/// alone.
+pub fn count_compact<A: Label, B: Label>(a: &[A], b: &[B], cells: bool) -> Result<Counted, Error> {
     if a.len() != b.len() {
         return Err(Error::LengthMismatch {
             left: a.len(),
@@ -50,7 +54,7 @@ pub fn count_compact<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Counted, Er
     };
     // Clusters each within one class (all singletons, say), too many for a window.
     if n >= PARALLEL_MIN {
-        if let Some(counted) = one_row::count(a, b, 2 * WINDOW_MAX, threads) {
+        if let Some(counted) = one_row::count(a, b, 2 * WINDOW_MAX, threads, cells) {
             return Ok(counted);
         }
     }

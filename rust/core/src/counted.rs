@@ -9,27 +9,29 @@ use crate::table::{Keys, Table};
 /// A counted table, in the form its count left it: a [`Table`], or a table whose every
 /// column has one non-empty row (each cluster within one class) kept as the map it was
 /// counted in ([`OneRow`]: four bytes a cluster key, where a [`Table`] takes 32 a
-/// cluster). The latter's [`Table`] is built the first time it is asked for. Every
-/// measure is computed from either form.
+/// cluster), or, for all singletons counted for their measures only, as its rows alone.
+/// A map's [`Table`] is built the first time it is asked for. Every measure is computed
+/// from any form.
 #[derive(Debug)]
 pub enum Counted {
     Table(Table),
-    OneRow(OneRow, OnceLock<Table>),
+    OneRow(OneRow, OnceLock<Option<Table>>),
 }
 
 impl Counted {
-    /// The table as a [`Table`] (built from the map the first time, for a [`OneRow`]).
-    pub fn table(&self) -> &Table {
+    /// The table as a [`Table`] (built from the map the first time, for a [`OneRow`]);
+    /// `None` for singletons counted for their measures only.
+    pub fn table(&self) -> Option<&Table> {
         match self {
-            Counted::Table(t) => t,
-            Counted::OneRow(o, full) => full.get_or_init(|| o.table()),
+            Counted::Table(t) => Some(t),
+            Counted::OneRow(o, full) => full.get_or_init(|| o.table()).as_ref(),
         }
     }
 
-    /// The [`Table`], taken.
-    pub fn into_table(self) -> Table {
+    /// The [`Table`], taken; `None` for singletons counted for their measures only.
+    pub fn into_table(self) -> Option<Table> {
         match self {
-            Counted::Table(t) => t,
+            Counted::Table(t) => Some(t),
             Counted::OneRow(o, full) => full.into_inner().unwrap_or_else(|| o.table()),
         }
     }

@@ -29,7 +29,9 @@ pub(crate) const COUNT_MAX: u32 = (1 << 16) - 1;
 const KEEP_MAP_MIN: usize = 1 << 16;
 
 /// A table every column of which has a single non-empty row, kept as the map it was
-/// counted in. Its columns are the non-zero slots of the map, in key order.
+/// counted in: its columns are the non-zero slots of the map, in key order. Or, counted
+/// for its measures only, a table of singletons (every cluster a single sample), kept as
+/// its rows alone: which cluster is in which row is not kept, nor the clusters' keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OneRow {
     /// The rows (classes) present.
@@ -42,8 +44,8 @@ pub struct OneRow {
     /// The key of the map's first slot.
     pub(crate) b_lo: u64,
     /// Per column key from `b_lo`: 0 for no sample, or its row's offset plus one and
-    /// its count above bit 16.
-    pub(crate) map: Vec<u32>,
+    /// its count above bit 16. `None` for singletons counted for their measures only.
+    pub(crate) map: Option<Vec<u32>>,
     pub(crate) n_cols: usize,
     /// Σ b_j² (each column's one cell is its sum).
     pub(crate) cols_sq: u128,
@@ -73,20 +75,21 @@ impl OneRow {
         &self.row_sums
     }
 
-    /// The columns' sums (each column's one count), in column order.
-    pub(crate) fn col_sums(&self) -> impl Iterator<Item = u64> + Clone + '_ {
-        self.map
-            .iter()
-            .filter(|&&slot| slot != 0)
-            .map(|&slot| u64::from(slot >> 16))
+    /// The map's non-empty slots: each column's row offset plus one, and its count above
+    /// bit 16. None for singletons counted for their measures only.
+    pub(crate) fn slots(&self) -> Option<impl Iterator<Item = u32> + Clone + '_> {
+        let map = self.map.as_ref()?;
+        Some(map.iter().copied().filter(|&slot| slot != 0))
     }
 
     /// The same table as a [`Table`]: rows in key order, columns in key order, cells row
-    /// by row (a count of each row's cells, then each cell to its place).
-    pub fn table(&self) -> Table {
+    /// by row (a count of each row's cells, then each cell to its place). `None` for
+    /// singletons counted for their measures only.
+    pub fn table(&self) -> Option<Table> {
+        let map = self.map.as_ref()?;
         let rows = self.n_rows();
         let mut row_cells = vec![0usize; rows];
-        for &slot in self.map.iter().filter(|&&slot| slot != 0) {
+        for &slot in map.iter().filter(|&&slot| slot != 0) {
             row_cells[self.row_of[(slot & 0xffff) as usize] as usize] += 1;
         }
         // Where each row's cells start.
@@ -107,7 +110,7 @@ impl OneRow {
             cell_row.resize(cell_row.len() + c, r as u32);
         }
         let mut cell_col = vec![0u32; cols];
-        for (j, &slot) in self.map.iter().enumerate() {
+        for (j, &slot) in map.iter().enumerate() {
             if slot == 0 {
                 continue;
             }
@@ -118,7 +121,7 @@ impl OneRow {
             col_sums.push(u64::from(slot >> 16));
         }
         let cell_count = cell_col.iter().map(|&j| col_sums[j as usize]).collect();
-        Table::assemble(
+        Some(Table::assemble(
             (
                 self.rows.kind,
                 self.rows.keys.clone(),
@@ -126,7 +129,7 @@ impl OneRow {
             ),
             (self.col_kind, col_keys, col_sums),
             (cell_row, cell_col, cell_count),
-        )
+        ))
     }
 }
 
@@ -136,12 +139,14 @@ impl OneRow {
 /// look at the first samples, or a pass over the keys' ranges, or, where a cluster turns
 /// out to hold two classes, the samples up to it). `dense_cells` is the largest window
 /// the usual count affords: tables within it are left to it. A table of more than
-/// [`KEEP_MAP_MIN`] columns is kept as its map.
+/// [`KEEP_MAP_MIN`] columns is kept as its map. Unless `cells` (the cells will be asked
+/// for), all singletons are counted with one bit a cluster key, and kept as their rows.
 pub(crate) fn count<A: Label, B: Label>(
     a: &[A],
     b: &[B],
     dense_cells: u64,
     threads: usize,
+    cells: bool,
 ) -> Option<Counted> {
     let n = a.len();
     let m = n.min(PROBE);
@@ -164,13 +169,50 @@ pub(crate) fn count<A: Label, B: Label>(
     if a_hi - a_lo > ROWS_MAX || width >= u64::from(u32::MAX) || width / 4 > n as u64 {
         return None;
     }
+    if !cells && n > KEEP_MAP_MIN {
+        if let Some(rows) = singletons(a, b, (a_lo, a_hi), b_lo, width as usize + 1) {
+            return Some(Counted::OneRow(
+                of_rows(rows, a_lo, (A::KIND, B::KIND), None, (n, n as u128)),
+                std::sync::OnceLock::new(),
+            ));
+        }
+    }
     let map = fill(a, b, a_lo, b_lo, width as usize + 1)?;
     let t = one_row_of(map, (a_lo, a_hi), b_lo, A::KIND, B::KIND);
     Some(if t.n_cols > KEEP_MAP_MIN {
         Counted::OneRow(t, std::sync::OnceLock::new())
     } else {
-        Counted::Table(t.table())
+        // A map holds its table.
+        Counted::Table(t.table()?)
     })
+}
+
+/// Per row offset from `a_lo`, its number of samples, if no two samples share a column
+/// key: one bit a key of `width` from `b_lo` (a 32nd of a map's bytes, so within the
+/// caches far longer). `None` at the first key seen twice.
+fn singletons<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    (a_lo, a_hi): (u64, u64),
+    b_lo: u64,
+    width: usize,
+) -> Option<Vec<u64>> {
+    let mut seen = vec![0u64; width.div_ceil(64)];
+    let mut rows = vec![0u64; (a_hi - a_lo) as usize + 1];
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let ahead = b.get(i + AHEAD);
+        if let Some(w) = ahead.and_then(|y| seen.get(((y.key() - b_lo) / 64) as usize)) {
+            prefetch(w);
+        }
+        let k = y.key() - b_lo;
+        let (word, bit) = (&mut seen[(k / 64) as usize], 1u64 << (k % 64));
+        if *word & bit != 0 {
+            return None;
+        }
+        *word |= bit;
+        rows[(x.key() - a_lo) as usize] += 1;
+    }
+    Some(rows)
 }
 
 /// Whether no column key among these samples comes with two row keys.
@@ -261,17 +303,40 @@ fn one_row_of(
         }
         cols_sq += u128::from(sq);
     }
-    let mut row_of = vec![u32::MAX; offsets];
+    sums.remove(0);
+    of_rows(
+        sums,
+        a_lo,
+        (row_kind, col_kind),
+        Some((map, b_lo)),
+        (cols, cols_sq),
+    )
+}
+
+/// The table of `sums` (per row offset from `a_lo`; zero for no row), of `map` (with its
+/// first key), of `n_cols` columns and Σ b_j² `cols_sq`.
+fn of_rows(
+    sums: Vec<u64>,
+    a_lo: u64,
+    (row_kind, col_kind): (KeyKind, KeyKind),
+    map: Option<(Vec<u32>, u64)>,
+    (n_cols, cols_sq): (usize, u128),
+) -> OneRow {
+    let mut row_of = vec![u32::MAX; sums.len() + 1];
     let mut keys = Vec::new();
     let mut row_sums = Vec::new();
-    for (r, &s) in sums.iter().enumerate().skip(1) {
+    for (r, &s) in sums.iter().enumerate() {
         if s > 0 {
-            row_of[r] = keys.len() as u32;
-            keys.push(a_lo + (r as u64 - 1));
+            row_of[r + 1] = keys.len() as u32;
+            keys.push(a_lo + r as u64);
             row_sums.push(s);
         }
     }
     let n = row_sums.iter().sum();
+    let (map, b_lo) = match map {
+        Some((map, b_lo)) => (Some(map), b_lo),
+        None => (None, 0),
+    };
     OneRow {
         rows: Keys {
             kind: row_kind,
@@ -282,7 +347,7 @@ fn one_row_of(
         col_kind,
         b_lo,
         map,
-        n_cols: cols,
+        n_cols,
         cols_sq,
         n,
     }
@@ -334,14 +399,20 @@ mod tests {
 
     /// The map's table, which must be taken and kept as the map, against the naive count
     /// and the usual one (the same table to the last field), and its measures against
-    /// the usual table's.
+    /// the usual table's; also counted for its measures only (all singletons: by their
+    /// rows alone, without a table).
     fn by_map<A: Label, B: Label>(a: &[A], b: &[B]) {
-        let counted = count(a, b, 1 << 22, 2).expect("the map applies");
+        let counted = count(a, b, 1 << 22, 2, true).expect("the map applies");
         assert!(matches!(counted, Counted::OneRow(..)));
-        let t = counted.table();
+        let t = counted.table().expect("a map holds its table");
         assert_eq!(cells(t), naive(a, b));
         assert_eq!(*t, crate::count::count_in(a, b, 1).unwrap());
         same_measures(&counted, t);
+        let measures = count(a, b, 1 << 22, 2, false).expect("the map applies");
+        let singletons = t.n_cols() == a.len();
+        assert!(matches!(measures, Counted::OneRow(..)));
+        assert_eq!(measures.table().is_none(), singletons);
+        same_measures(&measures, t);
     }
 
     /// The measures of a table kept as its map are those of its [`Table`]: to the bit,
@@ -396,9 +467,9 @@ mod tests {
         map[70_000 - 1] = 2 | 1 << 16;
         let o = one_row_of(map, (7, 8), 0, KeyKind::Signed, KeyKind::Unsigned);
         let counted = Counted::OneRow(o, Default::default());
-        same_measures(&counted, &counted.table().clone());
+        let t = counted.table().unwrap();
+        same_measures(&counted, t);
         // Against the sum over every cell: the cells left out make a difference.
-        let t = counted.table();
         let n = t.n as f64;
         let every: f64 = (0..t.cell_count.len())
             .map(|k| {
@@ -411,6 +482,25 @@ mod tests {
             .sum();
         let mi = counted.mutual_info();
         assert!((every - mi) / mi > 1e-9, "{every} against {mi}");
+        // 2e8 singletons, all but one in row 0: its cells' terms (1 (ln n - ln a_0), about
+        // 5e-9) are all below ε n, the other row's is not.
+        let n = 200_000_000u64;
+        let o = of_rows(
+            vec![n - 1, 0, 1],
+            3,
+            (KeyKind::Signed, KeyKind::Signed),
+            None,
+            (n as usize, n as u128),
+        );
+        let counted = Counted::OneRow(o, Default::default());
+        assert!(counted.table().is_none());
+        assert_eq!(
+            (counted.n_rows(), counted.n_cols(), counted.n()),
+            (2, n as usize, n)
+        );
+        let mi = counted.mutual_info();
+        let want = (n as f64).ln() / n as f64;
+        assert!((mi - want).abs() < 1e-15 * want, "{mi} against {want}");
     }
 
     #[test]
@@ -442,7 +532,7 @@ mod tests {
             .map(|_| (lcg(&mut seed) % 50_000) as i64 * 20)
             .collect();
         let a: Vec<i64> = b.iter().map(|&y| (y / 20) % 13).collect();
-        match count(&a, &b, 1 << 22, 2) {
+        match count(&a, &b, 1 << 22, 2, true) {
             Some(Counted::Table(t)) => {
                 assert!(t.n_cols() > 49_000);
                 assert_eq!(t, crate::count::count_in(&a, &b, 1).unwrap());
@@ -471,11 +561,12 @@ mod tests {
         let a4: Vec<i64> = a.iter().map(|&x| x * 10_000).collect();
         let b5: Vec<i64> = b.iter().map(|&y| y * 5).collect();
         for (a, b) in [(&a2, &b2), (&a3, &b3), (&a4, &b), (&a, &b5)] {
-            assert!(count(a, b, 1 << 22, 2).is_none());
+            assert!(count(a, b, 1 << 22, 2, true).is_none());
+            assert!(count(a, b, 1 << 22, 2, false).is_none());
             assert_eq!(cells(&crate::count(a, b).unwrap()), naive(a, b));
         }
         // Narrow enough for a window: not tried.
         let b6: Vec<i64> = b.iter().map(|&y| y % 1000).collect();
-        assert!(count(&a, &b6, 1 << 22, 2).is_none());
+        assert!(count(&a, &b6, 1 << 22, 2, true).is_none());
     }
 }

@@ -1484,7 +1484,12 @@ pub(crate) mod one_row {
 
     /// The columns' distinct sizes, each with its number of columns.
     fn col_sizes(o: &OneRow) -> Vec<(u64, u64)> {
-        small_size_counts(o.col_sums(), u64::from(COUNT_MAX))
+        match o.slots() {
+            Some(slots) => {
+                small_size_counts(slots.map(|s| u64::from(s >> 16)), u64::from(COUNT_MAX))
+            }
+            None => vec![(1, o.n)],
+        }
     }
 
     /// See [`mutual_info`]. A cell's term, n_ij ((ln n_ij - ln b_j) + (ln n - ln a_i)), is
@@ -1519,17 +1524,21 @@ pub(crate) mod one_row {
         };
         let least: Vec<u64> = row_part.iter().map(|&p| kept_from(p)).collect();
         let mut kept = vec![0u64; row_part.len()];
-        if least.iter().all(|&c| c <= 1) {
-            for (r, k) in o.row_of.iter().zip(kept.iter_mut()) {
-                if *r != u32::MAX {
-                    *k = o.row_sums[*r as usize];
+        match o.slots() {
+            Some(slots) if least.iter().any(|&c| c > 1) => {
+                for slot in slots {
+                    let (r, c) = ((slot & 0xffff) as usize, u64::from(slot >> 16));
+                    if c >= least[r] {
+                        kept[r] += c;
+                    }
                 }
             }
-        } else {
-            for &slot in o.map.iter().filter(|&&slot| slot != 0) {
-                let (r, c) = ((slot & 0xffff) as usize, u64::from(slot >> 16));
-                if c >= least[r] {
-                    kept[r] += c;
+            // Every cell kept, or (singletons) every cell of a row whose count-1 cells are.
+            _ => {
+                for ((r, k), &c) in o.row_of.iter().zip(kept.iter_mut()).zip(&least) {
+                    if *r != u32::MAX && c <= 1 {
+                        *k = o.row_sums[*r as usize];
+                    }
                 }
             }
         }

@@ -130,16 +130,29 @@ fn count_columns(
     Ok(tables.into_iter().map(Table::of).collect())
 }
 
-fn count_against<A: Label>(py: Python<'_>, a: &[A], b: &Labels<'_>) -> PyResult<fcm::Counted> {
+fn count_against<A: Label>(
+    py: Python<'_>,
+    a: &[A],
+    b: &Labels<'_>,
+    cells: bool,
+) -> PyResult<fcm::Counted> {
     with_slice!(b, |b| Ok(py
-        .detach(|| fcm::count_compact(a, b))
+        .detach(|| fcm::count_compact(a, b, cells))
         .map_err(CoreError::from)?))
 }
 
-/// The contingency table of two labelings, in one pass over them (GIL released).
+/// The contingency table of two labelings, in one pass over them (GIL released). With
+/// `cells=False` its cells (and cluster keys and sizes) may be left out, for a table
+/// whose measures alone are wanted.
 #[pyfunction]
-fn count(py: Python<'_>, labels_true: Labels<'_>, labels_pred: Labels<'_>) -> PyResult<Table> {
-    let inner = with_slice!(&labels_true, |a| count_against(py, a, &labels_pred))?;
+#[pyo3(signature = (labels_true, labels_pred, cells = true))]
+fn count(
+    py: Python<'_>,
+    labels_true: Labels<'_>,
+    labels_pred: Labels<'_>,
+    cells: bool,
+) -> PyResult<Table> {
+    let inner = with_slice!(&labels_true, |a| count_against(py, a, &labels_pred, cells))?;
     Ok(Table { inner })
 }
 
@@ -250,9 +263,11 @@ impl Table {
     }
 
     /// The table as a [`fcm::Table`] (built the first time, from a compact form, with
-    /// the GIL released).
-    fn full(&self, py: Python<'_>) -> &fcm::Table {
-        py.detach(|| self.inner.table())
+    /// the GIL released); an error for a table counted for its measures only.
+    fn full(&self, py: Python<'_>) -> PyResult<&fcm::Table> {
+        py.detach(|| self.inner.table()).ok_or_else(|| {
+            PyValueError::new_err("this table was counted for its measures only: it has no cells")
+        })
     }
 }
 
@@ -292,16 +307,16 @@ impl Table {
     }
 
     /// The sorted cluster labels (int64 or uint64).
-    fn col_keys<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        keys_array(py, &self.full(py).cols)
+    fn col_keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(keys_array(py, &self.full(py)?.cols))
     }
 
     fn row_sums<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
         PyArray1::from_slice(py, self.inner.row_sums())
     }
 
-    fn col_sums<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
-        PyArray1::from_slice(py, &self.full(py).col_sums)
+    fn col_sums<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        Ok(PyArray1::from_slice(py, &self.full(py)?.col_sums))
     }
 
     /// The non-zero cells as (row indices, column indices, counts), row-major.
@@ -309,17 +324,17 @@ impl Table {
     fn cells<'py>(
         &self,
         py: Python<'py>,
-    ) -> (
+    ) -> PyResult<(
         Bound<'py, PyArray1<u32>>,
         Bound<'py, PyArray1<u32>>,
         Bound<'py, PyArray1<u64>>,
-    ) {
-        let t = self.full(py);
-        (
+    )> {
+        let t = self.full(py)?;
+        Ok((
             PyArray1::from_slice(py, &t.cell_row),
             PyArray1::from_slice(py, &t.cell_col),
             PyArray1::from_slice(py, &t.cell_count),
-        )
+        ))
     }
 
     /// (n, Σ n_ij², Σ a_i², Σ b_j²) as exact Python integers.
