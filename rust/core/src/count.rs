@@ -200,6 +200,35 @@ fn count_block_avx512<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
     count_block_impl(a, b)
 }
 
+/// The smallest and largest key of `x` (`(u64::MAX, 0)` for none), with AVX-512's
+/// 64-bit minimum and maximum where the CPU has them (the baseline build compares and
+/// selects a key at a time).
+pub(crate) fn key_bounds<T: Label>(x: &[T]) -> (u64, u64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+    {
+        #[allow(unsafe_code)]
+        // SAFETY: `key_bounds_avx512` is plain safe code compiled with AVX-512F and VL,
+        // which the CPU has (just detected).
+        return unsafe { key_bounds_avx512(x) };
+    }
+    key_bounds_impl(x)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn key_bounds_avx512<T: Label>(x: &[T]) -> (u64, u64) {
+    key_bounds_impl(x)
+}
+
+#[inline(always)]
+fn key_bounds_impl<T: Label>(x: &[T]) -> (u64, u64) {
+    x.iter().fold((u64::MAX, 0), |(lo, hi), v| {
+        (lo.min(v.key()), hi.max(v.key()))
+    })
+}
+
 #[inline(always)]
 fn count_block_impl<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
     let mut counter = Counter::new(window_limit(a.len(), 1));

@@ -11,7 +11,7 @@
 
 use rayon::prelude::*;
 
-use crate::count::prefetch;
+use crate::count::{key_bounds, prefetch};
 use crate::counted::Counted;
 use crate::label::{KeyKind, Label};
 use crate::pool;
@@ -199,20 +199,44 @@ fn singletons<A: Label, B: Label>(
 ) -> Option<Vec<u64>> {
     let mut seen = vec![0u64; width.div_ceil(64)];
     let mut rows = vec![0u64; (a_hi - a_lo) as usize + 1];
+    // Prefetching only pays where the bits are past the caches nearest the core (it
+    // costs about as many instructions as the rest).
+    let seen_ok = if seen.len() > FAR_WORDS {
+        mark::<A, B, true>(a, b, (a_lo, b_lo), &mut seen, &mut rows)
+    } else {
+        mark::<A, B, false>(a, b, (a_lo, b_lo), &mut seen, &mut rows)
+    };
+    seen_ok.then_some(rows)
+}
+
+/// Words of bits past which [`mark`] prefetches (512 kB).
+const FAR_WORDS: usize = 1 << 16;
+
+/// [`singletons`]' loop: whether every column key was new.
+#[inline(always)]
+fn mark<A: Label, B: Label, const FAR: bool>(
+    a: &[A],
+    b: &[B],
+    (a_lo, b_lo): (u64, u64),
+    seen: &mut [u64],
+    rows: &mut [u64],
+) -> bool {
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        let ahead = b.get(i + AHEAD);
-        if let Some(w) = ahead.and_then(|y| seen.get(((y.key() - b_lo) / 64) as usize)) {
-            prefetch(w);
+        if FAR {
+            let ahead = b.get(i + AHEAD);
+            if let Some(w) = ahead.and_then(|y| seen.get(((y.key() - b_lo) / 64) as usize)) {
+                prefetch(w);
+            }
         }
         let k = y.key() - b_lo;
         let (word, bit) = (&mut seen[(k / 64) as usize], 1u64 << (k % 64));
         if *word & bit != 0 {
-            return None;
+            return false;
         }
         *word |= bit;
         rows[(x.key() - a_lo) as usize] += 1;
     }
-    Some(rows)
+    true
 }
 
 /// Whether no column key among these samples comes with two row keys.
@@ -230,14 +254,9 @@ fn one_row_each<A: Label, B: Label>(a: &[A], b: &[B]) -> bool {
 
 /// The smallest and largest key, on `threads` threads.
 fn key_range<T: Label>(x: &[T], threads: usize) -> (u64, u64) {
-    let fold = |s: &[T]| {
-        s.iter().fold((u64::MAX, 0), |(lo, hi), v| {
-            (lo.min(v.key()), hi.max(v.key()))
-        })
-    };
     let block = x.len().div_ceil(threads).max(1);
     x.par_chunks(block)
-        .map(fold)
+        .map(key_bounds)
         .reduce(|| (u64::MAX, 0), |(a, b), (c, d)| (a.min(c), b.max(d)))
 }
 
