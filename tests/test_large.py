@@ -236,3 +236,23 @@ def test_a_table_kept_as_its_cluster_map_answers_as_the_full_table(clusters):
     assert fcm.v_measure_score(true, pred, beta=0.5) == pytest.approx(
         reference.large_homogeneity_completeness_v(cells, beta=0.5)[2], **CLOSE
     )
+
+
+def test_evaluate_on_a_million_singletons():
+    """``evaluate``'s default measures come from the table's sums (the singletons counted
+    without their cells), the catalogue's from its cells: both as the functions give them."""
+    n = 1_000_000
+    rng = np.random.default_rng(31)
+    true = rng.integers(0, 30, n)
+    pred = rng.permutation(n) - 77
+    scores = fcm.evaluate(true, pred)
+    for name, value in scores.items():
+        assert value == getattr(fcm, name)(true, pred), name
+    cells = reference.cells_from_codes(true, pred + 77, 30, n)
+    assert scores["adjusted_mutual_info_score"] == pytest.approx(
+        reference.large_ami(cells), **CLOSE
+    )
+    more = fcm.evaluate(true, pred, metrics=["purity_score", "inverse_purity_score"])
+    assert more["purity_score"] == 1.0
+    # Each class's best cluster holds one of its samples.
+    assert more["inverse_purity_score"] == pytest.approx(np.unique(true).size / n, **CLOSE)

@@ -232,7 +232,10 @@ def evaluate(
     """
     check_array_like("evaluate", labels_true=labels_true, labels_pred=labels_pred)
     names = check_metrics(metrics)
-    table = count(labels_true, labels_pred, missing=check_missing("evaluate", missing))
+    # scikit-learn's measures and purity need the table's sums alone, not its cells (without
+    # them, all-singleton predictions are counted in a bit per cluster).
+    cells = any(name not in _DEFAULT for name in names)
+    table = count(labels_true, labels_pred, missing=check_missing("evaluate", missing), cells=cells)
     try:
         return Evaluation({name: float(ALL_METRICS[name](table)) for name in names}, table.n)
     finally:
