@@ -533,6 +533,14 @@ mod tests {
         }
         let t: Vec<i64> = (0..n).map(|_| (lcg(&mut seed) % 20) as i64 - 7).collect();
         by_map(&t, &p);
+        // The last sample joins the first one's cluster: the bits are given up there, for
+        // the map (one cluster of two).
+        let (mut t2, mut p2) = (t.clone(), p.clone());
+        (t2[n - 1], p2[n - 1]) = (t[0], p[0]);
+        by_map(&t2, &p2);
+        // ... or in another class: the map is given up too.
+        t2[n - 1] = t[0] + 1;
+        assert!(count(&t2, &p2, 1 << 22, 2, false).is_none());
         // Clusters of 1 to 4 samples, each within one class (its key's class), keys
         // three apart (empty columns between), classes as u8 with a gap.
         let b: Vec<i32> = (0..n)
