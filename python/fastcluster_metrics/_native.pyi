@@ -23,7 +23,11 @@ THREADS_VAR: str
 
 @final
 class Table:
-    """A sparse contingency table: rows are classes, columns clusters, in sorted label order."""
+    """A sparse contingency table: rows are classes, columns clusters, in sorted label order.
+
+    A table counted with ``count(..., cells=False)`` may hold its sums alone (all-singleton
+    predictions): then ``col_keys``, ``col_sums`` and ``cells`` raise ``ValueError``, and every
+    other method answers as usual."""
 
     @property
     def n(self) -> int: ...
