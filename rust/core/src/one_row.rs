@@ -170,7 +170,8 @@ pub(crate) fn count<A: Label, B: Label>(
         return None;
     }
     if !cells && n > KEEP_MAP_MIN {
-        if let Some(rows) = singletons(a, b, (a_lo, a_hi), b_lo, width as usize + 1) {
+        let sizes = (width as usize + 1, threads);
+        if let Some(rows) = singletons(a, b, (a_lo, a_hi), b_lo, sizes) {
             return Some(Counted::OneRow(
                 of_rows(rows, a_lo, (A::KIND, B::KIND), None, (n, n as u128)),
                 std::sync::OnceLock::new(),
@@ -195,18 +196,49 @@ fn singletons<A: Label, B: Label>(
     b: &[B],
     (a_lo, a_hi): (u64, u64),
     b_lo: u64,
-    width: usize,
+    (width, threads): (usize, usize),
 ) -> Option<Vec<u64>> {
-    let mut seen = vec![0u64; width.div_ceil(64)];
-    let mut rows = vec![0u64; (a_hi - a_lo) as usize + 1];
-    // Prefetching only pays where the bits are past the caches nearest the core (it
-    // costs about as many instructions as the rest).
-    let seen_ok = if seen.len() > FAR_WORDS {
-        mark::<A, B, true>(a, b, (a_lo, b_lo), &mut seen, &mut rows)
-    } else {
-        mark::<A, B, false>(a, b, (a_lo, b_lo), &mut seen, &mut rows)
+    let words = width.div_ceil(64);
+    let offsets = (a_hi - a_lo) as usize + 1;
+    // Each thread marks its block of samples in bits of its own; then no key may be in
+    // two threads' bits.
+    let block = |(x, y): (&[A], &[B])| {
+        let mut seen = vec![0u64; words];
+        let mut rows = vec![0u64; offsets];
+        // Prefetching only pays where the bits are past the caches nearest the core (it
+        // costs about as many instructions as the rest).
+        let seen_ok = if words > FAR_WORDS {
+            mark::<A, B, true>(x, y, (a_lo, b_lo), &mut seen, &mut rows)
+        } else {
+            mark::<A, B, false>(x, y, (a_lo, b_lo), &mut seen, &mut rows)
+        };
+        seen_ok.then_some((seen, rows))
     };
-    seen_ok.then_some(rows)
+    let size = a.len().div_ceil(threads).max(1);
+    let mut parts: Vec<Option<(Vec<u64>, Vec<u64>)>> = if threads > 1 {
+        pool::run(|| {
+            a.par_chunks(size)
+                .zip(b.par_chunks(size))
+                .map(block)
+                .collect()
+        })
+    } else {
+        vec![block((a, b))]
+    };
+    let (mut seen, mut rows) = parts.pop()??;
+    for part in parts {
+        let (other, other_rows) = part?;
+        for (w, o) in seen.iter_mut().zip(other) {
+            if *w & o != 0 {
+                return None;
+            }
+            *w |= o;
+        }
+        for (r, o) in rows.iter_mut().zip(other_rows) {
+            *r += o;
+        }
+    }
+    Some(rows)
 }
 
 /// Words of bits past which [`mark`] prefetches (512 kB).
@@ -432,6 +464,9 @@ mod tests {
         assert!(matches!(measures, Counted::OneRow(..)));
         assert_eq!(measures.table().is_none(), singletons);
         same_measures(&measures, t);
+        let one_thread = count(a, b, 1 << 22, 1, false).expect("the map applies");
+        assert_eq!(one_thread.table().is_none(), singletons);
+        same_measures(&one_thread, t);
     }
 
     /// The measures of a table kept as its map are those of its [`Table`]: to the bit,
@@ -533,11 +568,16 @@ mod tests {
         }
         let t: Vec<i64> = (0..n).map(|_| (lcg(&mut seed) % 20) as i64 - 7).collect();
         by_map(&t, &p);
-        // The last sample joins the first one's cluster: the bits are given up there, for
-        // the map (one cluster of two).
+        // The last sample joins the first one's cluster: the bits are given up (on merging
+        // the two threads' bits), for the map (one cluster of two); or the second sample
+        // does (within one thread's bits).
+        for k in [n - 1, 1] {
+            let (mut t2, mut p2) = (t.clone(), p.clone());
+            (t2[k], p2[k]) = (t[0], p[0]);
+            by_map(&t2, &p2);
+        }
         let (mut t2, mut p2) = (t.clone(), p.clone());
         (t2[n - 1], p2[n - 1]) = (t[0], p[0]);
-        by_map(&t2, &p2);
         // ... or in another class: the map is given up too.
         t2[n - 1] = t[0] + 1;
         assert!(count(&t2, &p2, 1 << 22, 2, false).is_none());
