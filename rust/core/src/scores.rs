@@ -1553,13 +1553,10 @@ pub(crate) mod one_row {
 
     /// See [`expected_mutual_info`].
     pub(crate) fn expected_mutual_info(o: &OneRow) -> f64 {
-        if o.n_rows() == 1 || o.n_cols == 1 || o.n == 0 {
-            return 0.0;
-        }
         emi_of_cols(o, &col_sizes(o))
     }
 
-    /// [`expected_mutual_info`] given the columns' sizes.
+    /// [`expected_mutual_info`] given the columns' sizes (0.0 for a single row or column).
     fn emi_of_cols(o: &OneRow, cols: &[(u64, u64)]) -> f64 {
         if o.n_rows() == 1 || o.n_cols == 1 || o.n == 0 {
             return 0.0;
