@@ -31,7 +31,7 @@ from helpers import (
 from sklearn.utils._param_validation import InvalidParameterError as SkInvalidParameterError
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _supervised as s
+from fastcluster_metrics import _given
 
 ALL = list(FUNCTIONS)
 # The entry points test_errors.py does not check for lengths, dimensions and non-finite values.
@@ -586,7 +586,7 @@ def test_merging_tables_past_the_limits_is_refused():
 def test_a_given_table_too_large_is_refused_before_allocating():
     side = 2**32 - 2  # the most rows the core indexes; their sums alone need 128 GiB
     huge = sp.coo_matrix(([1, 2], ([0, 1], [0, 1])), shape=(side, side))
-    if s._physical_memory() is None or s._physical_memory() >= 16 * 2 * side:
+    if _given.physical_memory() is None or _given.physical_memory() >= 16 * 2 * side:
         pytest.skip("this machine could hold the row and column sums")
     with pytest.raises(MemoryError, match="row and column sums"):
         fcm.Contingency(huge)
@@ -661,10 +661,12 @@ def test_invalid_missing_policy_on_every_entry_point(func, name):
 
 
 def test_unknown_metric_names():
-    with pytest.raises(ValueError, match=re.escape("unknown metrics ['ari']")):
-        fcm.evaluate([0, 1], [0, 1], metrics=["ari"])
-    with pytest.raises(ValueError, match=re.escape("unknown metrics ['ari']")):
-        fcm.compare_many([0, 1], {"p": [0, 1]}, metrics=["ari"])
+    hint = re.escape("did you mean 'adjusted_rand_score' (ARI)")
+    unknown = "unknown metric 'adjusted_rand_scor' for evaluate.*"
+    with pytest.raises(fcm.InvalidParameterError, match=unknown + hint):
+        fcm.evaluate([0, 1], [0, 1], metrics=["adjusted_rand_scor"])
+    with pytest.raises(fcm.InvalidParameterError, match="unknown metric 'ar1' for compare_many"):
+        fcm.compare_many([0, 1], {"p": [0, 1]}, metrics=["ar1"])
 
 
 # --------------------------------------------------------------------------------------------

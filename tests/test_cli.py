@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _cli
+from fastcluster_metrics import _catalogue, _cli
 
-METRICS = list(fcm._evaluate.METRICS)
+METRICS = _catalogue.default_names()
 N = 300
 
 
@@ -542,7 +542,7 @@ def test_progress_bar_on_a_terminal_only(cli, monkeypatch):
 
 
 def test_no_arguments_or_demo_options_run_the_demo(monkeypatch):
-    import fastcluster_metrics.__main__ as entry
+    import fastcluster_metrics._demo as entry
 
     calls = []
     monkeypatch.setattr(entry, "demo", lambda argv: calls.append(list(argv)) or 0)
@@ -554,13 +554,13 @@ def test_no_arguments_or_demo_options_run_the_demo(monkeypatch):
 
 def test_metric_names():
     assert _cli.resolve_metrics(None) == METRICS
-    assert _cli.resolve_metrics(["all"]) == _cli.measure_names()
+    assert _cli.resolve_metrics(["all"]) == list(_catalogue.MEASURES)
     assert _cli.resolve_metrics(["ari, V-measure", "purity_score,ARI"]) == [
         "adjusted_rand_score",
         "v_measure_score",
         "purity_score",
     ]
-    names = _cli.measure_names()
+    names = _cli.resolve_metrics(["all"])
     assert names[: len(METRICS)] == METRICS
     assert "jaccard_index" in names
     assert "pair_counts" not in names  # a dict, not one number

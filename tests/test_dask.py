@@ -131,7 +131,7 @@ def test_bad_inputs():
         fcm_dask.contingency(x, x[:9])
     with pytest.raises(ValueError, match="split_every"):
         fcm_dask.contingency(x, x, split_every=1)
-    with pytest.raises(ValueError, match="unknown metrics"):
+    with pytest.raises(ValueError, match="unknown metric 'nope'"):
         fcm_dask.evaluate(x, x, metrics=["nope"])
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _diagnostics, _evaluate, _functions, _uncertainty
+from fastcluster_metrics import _catalogue, _diagnostics, _evaluate, _functions, _uncertainty
 
 DEFAULT = [
     "adjusted_rand_score",
@@ -54,7 +54,7 @@ def expected_value(name, true, pred):
 @pytest.mark.parametrize(("true", "pred"), LABELINGS)
 def test_evaluate_all_equals_each_function(true, pred):
     scores = fcm.evaluate(true, pred, metrics="all")
-    assert list(scores) == list(_evaluate.ALL_METRICS)
+    assert list(scores) == list(_catalogue.MEASURES)
     assert len(scores) > 60
     for name, value in scores.items():
         expected = expected_value(name, true, pred)
@@ -63,7 +63,7 @@ def test_evaluate_all_equals_each_function(true, pred):
 
 
 def test_every_name_is_a_function_or_a_variant():
-    for name in _evaluate.ALL_METRICS:
+    for name in _catalogue.MEASURES:
         if name in METHODS_ONLY:
             assert callable(getattr(fcm.Contingency, name))
         else:
@@ -71,25 +71,29 @@ def test_every_name_is_a_function_or_a_variant():
 
 
 def test_default_set_is_unchanged():
-    assert list(_evaluate.METRICS) == DEFAULT
-    assert _evaluate.check_metrics(None) == DEFAULT
+    assert list(_catalogue.default_names()) == DEFAULT
+    assert check_metrics(None) == DEFAULT
     assert list(fcm.evaluate([0, 1], [0, 0])) == DEFAULT
     # compare_many takes any catalogue name
     truth, pred = [0, 0, 1, 1], [0, 1, 1, 1]
     many = fcm.compare_many(truth, {"p": pred}, metrics=["kendall_tau"])
     assert many.loc["p", "kendall_tau"] == fcm.kendall_tau(truth, pred)
-    assert "kendall_tau" not in _evaluate.METRICS
+    assert "kendall_tau" not in _catalogue.default_names()
+
+
+def check_metrics(metrics):
+    return [m.name for m in _catalogue.resolve_all(metrics, "evaluate")]
 
 
 def test_check_metrics():
-    assert _evaluate.check_metrics("all") == list(_evaluate.ALL_METRICS)
-    assert _evaluate.check_metrics("kendall_tau") == ["kendall_tau"]
-    assert _evaluate.check_metrics(("mirkin_metric", "rand_score")) == [
+    assert check_metrics("all") == list(_catalogue.MEASURES)
+    assert check_metrics("kendall_tau") == ["kendall_tau"]
+    assert check_metrics(("mirkin_metric", "rand_score")) == [
         "mirkin_metric",
         "rand_score",
     ]
-    with pytest.raises(ValueError, match=r"unknown metrics \['al'\]"):
-        _evaluate.check_metrics("al")
+    with pytest.raises(fcm.InvalidParameterError, match=r"unknown metric 'al' for evaluate"):
+        check_metrics("al")
 
 
 def test_compare_many_with_the_catalogue():
@@ -103,9 +107,7 @@ def test_compare_many_with_the_catalogue():
         columns=["kendall_tau", "pair_sets_index"],
     )
     pd.testing.assert_frame_equal(frame, expected)
-    assert list(fcm.compare_many(truth, preds, metrics="all").columns) == list(
-        _evaluate.ALL_METRICS
-    )
+    assert list(fcm.compare_many(truth, preds, metrics="all").columns) == list(_catalogue.MEASURES)
 
 
 def test_evaluate_all_on_empty_labels():
@@ -120,13 +122,13 @@ def test_evaluate_all_on_empty_labels():
 def test_one_pass_for_all(monkeypatch):
     """evaluate counts the labels once, whatever the metrics."""
     calls = []
-    real = _evaluate.count
+    real = _evaluate.count_labels
 
     def counting(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(_evaluate, "count", counting)
+    monkeypatch.setattr(_evaluate, "count_labels", counting)
     fcm.evaluate([0, 0, 1], [0, 1, 1], metrics="all")
     assert calls == [1]
 

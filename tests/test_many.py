@@ -7,8 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fastcluster_metrics as fcm
+from fastcluster_metrics import _catalogue
 
-METRICS = list(fcm._evaluate.METRICS)
+METRICS = _catalogue.default_names()
 
 
 def _separately(truth, named, **kw):
@@ -48,7 +49,7 @@ def test_chosen_metrics_and_missing_per_prediction():
     assert got.loc["x", "purity_score"] == fcm.purity_score(truth, preds["x"], missing="drop")
     with pytest.raises(ValueError, match="1 of 5 labels are missing"):
         fcm.compare_many(truth, {"x": preds["x"]})
-    with pytest.raises(ValueError, match="unknown metrics"):
+    with pytest.raises(ValueError, match="unknown metric 'nope'"):
         fcm.compare_many(truth, {"x": preds["x"]}, metrics=["nope"])
 
 
@@ -79,9 +80,14 @@ def test_a_million_cells_ten_clusterings():
 
 # --- pairwise --------------------------------------------------------------------------------
 
-MEASURES = fcm._many._measure_names()
+# the Contingency methods of the catalogue that take no option
+MEASURES = [
+    name
+    for name, row in _catalogue.MEASURES.items()
+    if name not in METRICS and not row.options and hasattr(fcm.Contingency, name)
+]
 # and the other names evaluate knows (options of a measure, such as NMI's average_method)
-MORE = [m for m in getattr(fcm._evaluate, "ALL_METRICS", {}) if m not in METRICS + MEASURES]
+MORE = [m for m in _catalogue.MEASURES if m not in METRICS + MEASURES]
 ALL_METRICS = METRICS + MEASURES + MORE
 
 
@@ -133,7 +139,7 @@ def test_pairwise_of_every_metric_on_asymmetric_labelings():
         got = fcm.pairwise(named, metric=metric)
         _assert_pairwise(got, named, metric)
         asymmetric += not np.allclose(got.to_numpy(float), got.to_numpy(float).T, equal_nan=True)
-        if metric in fcm._many.SYMMETRIC_METRICS:
+        if _catalogue.MEASURES[metric].symmetric:
             np.testing.assert_array_equal(got.to_numpy(), got.to_numpy().T)
     assert asymmetric >= 10  # homogeneity, completeness, purity, pair precision, ...
 

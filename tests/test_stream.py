@@ -15,9 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _evaluate, _stream
+from fastcluster_metrics import _catalogue, _stream
 
-METRICS = list(_evaluate.METRICS)
+METRICS = _catalogue.default_names()
 CELL_TYPES = np.array(["B", "NK", "T", "mono", "DC", "pDC"])
 
 

@@ -275,7 +275,7 @@ def test_bootstrap_nan_replicates_are_left_out():
         ({"n_resamples": 2.5}, "'n_resamples' parameter of bootstrap"),
         ({"confidence_level": 1.0}, "'confidence_level' parameter of bootstrap"),
         ({"confidence_level": "0.9"}, "'confidence_level' parameter of bootstrap"),
-        ({"measure": "ari"}, "unknown measure 'ari'"),
+        ({"measure": "arri"}, "unknown metric 'arri' for bootstrap.*'adjusted_rand_score'"),
         ({"measure": 3}, "'measure' parameter of bootstrap"),
     ],
 )

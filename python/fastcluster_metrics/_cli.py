@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib
-import inspect
 import io
 import json
 import math
@@ -26,14 +25,15 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from ._anndata import obs_columns
+from ._catalogue import MEASURES, default_names, label, resolve_all
+from ._console import CliError, Parser, format_table
 from ._contingency import Contingency
-from ._evaluate import METRICS
-from .plot import CURVES, SHORT_NAMES
+from ._params import InvalidParameterError
 
-__all__ = ["CliError", "format_table", "main"]
+__all__ = ["main", "resolve_metrics"]
 
 PROG = "fastcluster-metrics"
 
@@ -51,7 +51,6 @@ _FORMATS = {
 }
 _COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}
 _EXTRAS = {"csv": "pandas", "tsv": "pandas", "parquet": "pyarrow", "h5ad": "anndata"}
-_NOT_MEASURES = {"from_labels", "to_numpy", "to_scipy", "to_pandas"}
 DEMO_OPTIONS = ("--out", "-n", "--k-max", "--no-sklearn", "--no-plots")
 """Options that start the built-in example without naming it (``python -m fastcluster_metrics
 --out DIR``)."""
@@ -59,68 +58,27 @@ _PROGRESS_DELAY = 1.0
 """Seconds before the progress bar shows: short inputs never show one."""
 
 
-class CliError(Exception):
-    """An error reported as one line on stderr, with an exit status (1 data, 2 usage)."""
-
-    def __init__(self, message: str, status: int = 1) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, with usage errors raised as :class:`CliError` (one line, status 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        raise CliError(f"{message} (see {self.prog} --help)", 2)
-
-
 # --- measures -----------------------------------------------------------------------------------
 
 
-def measure_names() -> list[str]:
-    """Every measure the command line computes: :func:`evaluate`'s, then the other
-    :class:`Contingency` methods that give one number from the table alone."""
-    names = list(METRICS)
-    for name, function in inspect.getmembers(Contingency, inspect.isfunction):
-        if name.startswith("_") or name in _NOT_MEASURES or name in names:
-            continue
-        signature = inspect.signature(function)
-        if signature.return_annotation not in ("float", "int", float, int):
-            continue
-        if all(p.default is not p.empty for p in list(signature.parameters.values())[1:]):
-            names.append(name)
-    return names
-
-
 def resolve_metrics(specs: Sequence[str] | None) -> list[str]:
-    """Measure names from ``--metrics`` (comma-separated; full or short names, or ``all``)."""
-    if not specs:
-        return list(METRICS)
-    known = measure_names()
-    lookup = {name.lower(): name for name in known}
-    lookup.update({short.lower(): name for name, short in SHORT_NAMES.items()})
+    """Measure names from ``--metrics`` (comma-separated; full or short names, any case, or
+    ``all``): the catalogue's full names, the default ones when none are given."""
+    words = [w.strip() for spec in specs or () for w in spec.split(",") if w.strip()]
+    if not words:
+        return default_names()
     chosen: list[str] = []
-    for spec in specs:
-        for word in (w.strip() for w in spec.split(",")):
-            if not word:
-                continue
-            names = known if word.lower() == "all" else [lookup.get(word.lower(), "")]
-            if not names[0]:
-                shorts = ", ".join(SHORT_NAMES.values())
-                raise CliError(
-                    f"unknown metric {word!r}; choose from {shorts}, all, or the names:"
-                    f" {', '.join(known)}",
-                    2,
-                )
-            chosen.extend(n for n in names if n not in chosen)
+    for word in words:
+        try:
+            names = [m.name for m in resolve_all(word, PROG, "--metrics")]
+        except InvalidParameterError as e:
+            raise CliError(str(e), 2) from e
+        chosen.extend(n for n in names if n not in chosen)
     return chosen
 
 
 def _score(table: Contingency, name: str) -> float:
-    value = getattr(table, name)()
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise CliError(f"metric {name!r} does not give one number", 2)
-    return float(value)
+    return MEASURES[name](table)
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -546,27 +504,6 @@ def _number(value: float) -> str:
     return f"{value:.4f}" if abs(value) < 1e4 else f"{value:.4g}"
 
 
-def format_table(
-    corner: str, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[str]]]
-) -> str:
-    """An aligned text table: a first column of names (left), then columns of values (right)."""
-    first = max([len(corner), *(len(name) for name, _ in rows)])
-    widths = [max([len(c), *(len(values[j]) for _, values in rows)]) for j, c in enumerate(columns)]
-    lines = [
-        corner.ljust(first) + "".join(f"  {c:>{w}}" for c, w in zip(columns, widths, strict=True))
-    ]
-    lines.append("-" * len(lines[0]))
-    for name, values in rows:
-        lines.append(
-            name.ljust(first) + "".join(f"  {v:>{w}}" for v, w in zip(values, widths, strict=True))
-        )
-    return "\n".join(lines)
-
-
-def _short(metric: str) -> str:
-    return SHORT_NAMES.get(metric, metric)
-
-
 def render(fmt: str, plan: Plan, metrics: list[str], tables: list[Contingency], args: Any) -> str:
     scores = [[_score(t, m) for m in metrics] for t in tables]
     if fmt == "json":
@@ -597,7 +534,7 @@ def render(fmt: str, plan: Plan, metrics: list[str], tables: list[Contingency], 
     if len(plan.preds) > len(metrics) or len(plan.preds) > 6:
         body = format_table(
             "prediction",
-            ["n", *(_short(m) for m in metrics)],
+            ["n", *(label(m) for m in metrics)],
             [
                 (name, [f"{t.n:,}", *(_number(v) for v in row)])
                 for name, t, row in zip(plan.preds, tables, scores, strict=True)
@@ -608,7 +545,7 @@ def render(fmt: str, plan: Plan, metrics: list[str], tables: list[Contingency], 
             "metric",
             plan.preds,
             [("samples", [f"{t.n:,}" for t in tables])]
-            + [(_short(m), [_number(row[j]) for row in scores]) for j, m in enumerate(metrics)],
+            + [(label(m), [_number(row[j]) for row in scores]) for j, m in enumerate(metrics)],
         )
     return f"{header}\n\n{body}\n"
 
@@ -657,7 +594,7 @@ def save_plot(path: Path, plan: Plan, metrics: list[str], tables: list[Contingen
     ratios = [6.0, width, 4.5] if several else [width, 4.5]
     axes = figure.subplots(1, len(ratios), width_ratios=ratios)
     if several:
-        curves = [m for m in metrics if m in CURVES] or metrics
+        curves = [m for m in metrics if MEASURES[m].plotted] or metrics
         frame = pd.DataFrame(
             [[_score(t, m) for m in curves] for t in tables], index=plan.preds, columns=curves
         )
@@ -666,7 +603,7 @@ def save_plot(path: Path, plan: Plan, metrics: list[str], tables: list[Contingen
         table,
         xlabel=f"{name} (predicted cluster)",
         ylabel=f"{plan.truth} (true class)",
-        title=f"{name}: {_short(first)} {scores[best]:.4f}",
+        title=f"{name}: {label(first)} {scores[best]:.4f}",
         ax=axes[-2],
     )
     plot_pair_confusion(table, ax=axes[-1])
@@ -678,7 +615,9 @@ def save_plot(path: Path, plan: Plan, metrics: list[str], tables: list[Contingen
 
 # --- main ---------------------------------------------------------------------------------------
 
-EPILOG = f"""\
+
+def _epilog() -> str:
+    return f"""\
 examples:
   {PROG} cells.csv --truth cell_type --pred leiden_0.5 --pred leiden_1.0
   {PROG} cells.parquet --truth cell_type --pred 'leiden_*' --format json
@@ -686,10 +625,17 @@ examples:
   {PROG} annotation.csv clusters.tsv --on cell_id --truth cell_type --pred cluster
   {PROG}                  (no arguments: the built-in example; see {PROG} demo --help)
 
-measures (--metrics, comma-separated, full or short names): {", ".join(SHORT_NAMES.values())}
-(the default), 'all', or any measure of fastcluster_metrics.Contingency by name.
+measures (--metrics, comma-separated, full or short names in any case; default
+{", ".join(label(m) for m in default_names())}), or 'all' of:
+{_wrapped(", ".join(m.label for m in MEASURES.values()))}
 
 exit status: 0 success, 1 a problem with the data, 2 a usage error."""
+
+
+def _wrapped(text: str) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, 88, initial_indent="  ", subsequent_indent="  "))
 
 
 def parser() -> Parser:
@@ -697,7 +643,7 @@ def parser() -> Parser:
         prog=PROG,
         description="Compare clusterings with a reference labeling: scikit-learn's\n"
         "cluster-comparison measures of label columns of CSV/TSV, Parquet or .h5ad files.",
-        epilog=EPILOG,
+        epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
@@ -796,7 +742,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         if not args or args[0] == "demo" or args[0].split("=")[0] in DEMO_OPTIONS:
-            from .__main__ import demo
+            from ._demo import demo
 
             return demo(args[1:] if args and args[0] == "demo" else args)
         return score(args)

@@ -7,11 +7,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
+from . import _given as given
 from . import _native
-from . import _supervised as s
-from ._labels import check_missing, count_columns, ordered_cells
+from . import _scores as sc
+from ._labels import Column, count_labels, ordered_cells
 from ._measures import Measures
-from ._params import check_array_like, check_average_method, check_beta
+from ._merge import merge
+from ._params import check_average_method, check_beta
 
 __all__ = ["Contingency"]
 
@@ -41,10 +43,7 @@ class Contingency(Measures):
     [[4, 0], [2, 2]]
     """
 
-    __slots__ = ("_cells", "_native_table", "classes", "clusters")
-
-    classes: NDArray[Any]
-    clusters: NDArray[Any]
+    __slots__ = ("_cells_cache", "_classes", "_clusters", "_native_table")
 
     def __init__(
         self,
@@ -58,33 +57,58 @@ class Contingency(Measures):
             if clusters is None:
                 clusters = np.asarray(table.columns)
             table = table.to_numpy()
-        native = s._given_table(table, strict=True)
+        native = given.given_table(table, strict=True)
         shape = native.shape
-        self._set(
+        self._init(
+            native,
             _labels_or_range(classes, shape[0], "classes"),
             _labels_or_range(clusters, shape[1], "clusters"),
-            native,
         )
 
-    def _set(self, classes: NDArray[Any], clusters: NDArray[Any], native: _native.Table) -> None:
-        self.classes = classes
-        self.clusters = clusters
+    def _init(
+        self,
+        native: _native.Table,
+        classes: NDArray[Any] | None = None,
+        clusters: NDArray[Any] | None = None,
+    ) -> None:
         self._native_table = native
-        rows, cols, counts = native.cells()
-        self._cells = (rows.astype(np.int64), cols.astype(np.int64), counts.astype(np.int64))
+        self._classes = classes
+        self._clusters = clusters
+        self._cells_cache: tuple[NDArray[np.int64], ...] | None = None
+
+    @classmethod
+    def _of(
+        cls,
+        native: _native.Table,
+        classes: NDArray[Any] | None = None,
+        clusters: NDArray[Any] | None = None,
+    ) -> Contingency:
+        """The one constructor from native parts: the core's table, and the labels of its rows
+        and columns (None: numbered 0, 1, ...). Trusted, not checked; the cells are read from
+        the core when first asked for."""
+        out = cls.__new__(cls)
+        out._init(native, classes, clusters)
+        return out
 
     @classmethod
     def from_labels(
         cls, labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
     ) -> Contingency:
         """The table of two labelings, in one pass over them (any label type the metrics take)."""
-        check_array_like(
-            "Contingency.from_labels", labels_true=labels_true, labels_pred=labels_pred
-        )
-        missing = check_missing("Contingency.from_labels", missing)
-        table, true, pred = count_columns(labels_true, labels_pred, missing=missing, warn=False)
+        return cls._counted("Contingency.from_labels", labels_true, labels_pred, missing)
+
+    @classmethod
+    def _counted(
+        cls, func: str, labels_true: ArrayLike, labels_pred: ArrayLike, missing: object
+    ) -> Contingency:
+        """:meth:`from_labels` for the call ``func`` (which its errors name)."""
+        table, true, pred = count_labels(func, labels_true, labels_pred, missing, warn=False)
+        return cls._of_columns(table, true, pred)
+
+    @classmethod
+    def _of_columns(cls, table: _native.Table, true: Column, pred: Column) -> Contingency:
+        """The table counted from two encoded columns, rows and columns in sorted label order."""
         rows, cols, counts, row_keys, col_keys = ordered_cells(table, true, pred)
-        out = cls.__new__(cls)
         native = table
         if true.rank is not None or pred.rank is not None:
             native = _native.table_from_cells(
@@ -94,8 +118,32 @@ class Contingency(Measures):
                 np.ascontiguousarray(cols, dtype=np.int64),
                 counts.astype(np.int64),
             )
-        out._set(true.labels(row_keys), pred.labels(col_keys), native)
-        return out
+        return cls._of(native, true.labels(row_keys), pred.labels(col_keys))
+
+    @property
+    def classes(self) -> NDArray[Any]:
+        """The class labels (of ``labels_true``), in sorted order: the table's rows."""
+        if self._classes is None:
+            self._classes = np.arange(self.shape[0])
+        return self._classes
+
+    @property
+    def clusters(self) -> NDArray[Any]:
+        """The cluster labels (of ``labels_pred``), in sorted order: the table's columns."""
+        if self._clusters is None:
+            self._clusters = np.arange(self.shape[1])
+        return self._clusters
+
+    @property
+    def _cells(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        if self._cells_cache is None:
+            rows, cols, counts = self._native_table.cells()
+            self._cells_cache = (
+                rows.astype(np.int64),
+                cols.astype(np.int64),
+                counts.astype(np.int64),
+            )
+        return self._cells_cache  # type: ignore[return-value]
 
     # --- the table ---------------------------------------------------------------------------
 
@@ -132,7 +180,7 @@ class Contingency(Measures):
     def to_numpy(self, dtype: DTypeLike = np.int64) -> NDArray[Any]:
         """The dense table (as ``contingency_matrix``)."""
         rows, cols, counts = self._cells
-        s._check_dense_fits(self.shape, np.dtype(dtype))
+        given.check_dense_fits(self.shape, np.dtype(dtype))
         out = np.zeros(self.shape, dtype=dtype)
         out[rows, cols] = counts
         return out
@@ -140,7 +188,7 @@ class Contingency(Measures):
     def to_scipy(self) -> Any:
         """The table as a scipy CSR matrix (needs scipy)."""
         rows, cols, counts = self._cells
-        return s._csr(self.shape, rows, cols, counts, np.int64)
+        return given.csr(self.shape, rows, cols, counts, np.int64)
 
     def to_pandas(self) -> Any:
         """The dense table as a pandas DataFrame labelled by class (index) and cluster (columns)."""
@@ -156,26 +204,8 @@ class Contingency(Measures):
         """The table of the union of two disjoint sets of samples, matched by label value."""
         if not isinstance(other, Contingency):
             return NotImplemented
-        if self.n + other.n >= s._SAMPLES_LIMIT:
-            raise ValueError(
-                f"the merged table would hold {self.n + other.n} samples;"
-                " at most 2**64 - 1 are supported"
-            )
-        classes, ra, rb = _union(self.classes, other.classes, "classes")
-        clusters, ca, cb = _union(self.clusters, other.clusters, "clusters")
-        (r1, c1, n1), (r2, c2, n2) = self._cells, other._cells
-        native = _native.table_from_cells(
-            classes.size,
-            clusters.size,
-            np.concatenate([ra[r1], rb[r2]]),
-            np.concatenate([ca[c1], cb[c2]]),
-            np.concatenate([n1, n2]),
-        )
-        if native.nnz and int(native.cells()[2].max()) > s._INT64_MAX:
-            raise ValueError("a merged cell would count 2**63 samples or more (counts are int64)")
-        out = Contingency.__new__(Contingency)
-        out._set(classes, clusters, native)
-        return out
+        classes, clusters, native = merge([self, other])
+        return Contingency._of(native, classes, clusters)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Contingency):
@@ -202,62 +232,62 @@ class Contingency(Measures):
     def __setstate__(self, state: dict[str, Any]) -> None:
         (n_rows, n_cols), (rows, cols, counts) = state["table"]
         native = _native.table_from_cells(n_rows, n_cols, rows, cols, counts)
-        self._set(state["classes"], state["clusters"], native)
+        self._init(native, state["classes"], state["clusters"])
 
     # --- measures ----------------------------------------------------------------------------
 
     def pair_confusion_matrix(self) -> NDArray[Any]:
         """As :func:`pair_confusion_matrix`."""
-        return s._pair_confusion_matrix(self._native_table)
+        return sc.pair_confusion_matrix(self._native_table)
 
     def rand_score(self) -> float:
         """As :func:`rand_score`."""
-        return s._rand(self._native_table)
+        return sc.rand(self._native_table)
 
     def adjusted_rand_score(self) -> float:
         """As :func:`adjusted_rand_score`."""
-        return s._ari(self._native_table)
+        return sc.ari(self._native_table)
 
     def mutual_info_score(self) -> float:
         """As :func:`mutual_info_score`."""
-        return s._mi(self._native_table)
+        return sc.mi(self._native_table)
 
     def normalized_mutual_info_score(self, *, average_method: str = "arithmetic") -> float:
         """As :func:`normalized_mutual_info_score`."""
         method = check_average_method("normalized_mutual_info_score", average_method)
-        return s._nmi(self._native_table, method)
+        return sc.nmi(self._native_table, method)
 
     def adjusted_mutual_info_score(self, *, average_method: str = "arithmetic") -> float:
         """As :func:`adjusted_mutual_info_score`."""
         method = check_average_method("adjusted_mutual_info_score", average_method)
-        return s._ami(self._native_table, method)
+        return sc.ami(self._native_table, method)
 
     def homogeneity_completeness_v_measure(
         self, *, beta: float = 1.0
     ) -> tuple[float, float, float]:
         """As :func:`homogeneity_completeness_v_measure`."""
         beta = check_beta("homogeneity_completeness_v_measure", beta)
-        return s._hcv(self._native_table, beta)
+        return sc.hcv(self._native_table, beta)
 
     def homogeneity_score(self) -> float:
         """As :func:`homogeneity_score`."""
-        return s._hcv(self._native_table, 1.0)[0]
+        return sc.hcv(self._native_table, 1.0)[0]
 
     def completeness_score(self) -> float:
         """As :func:`completeness_score`."""
-        return s._hcv(self._native_table, 1.0)[1]
+        return sc.hcv(self._native_table, 1.0)[1]
 
     def v_measure_score(self, *, beta: float = 1.0) -> float:
         """As :func:`v_measure_score`."""
-        return s._hcv(self._native_table, check_beta("v_measure_score", beta))[2]
+        return sc.hcv(self._native_table, check_beta("v_measure_score", beta))[2]
 
     def fowlkes_mallows_score(self) -> float:
         """As :func:`fowlkes_mallows_score`."""
-        return s._fowlkes_mallows(self._native_table)
+        return sc.fowlkes_mallows(self._native_table)
 
     def purity_score(self) -> float:
         """As :func:`purity_score`."""
-        return self._native_table.purity()
+        return sc.purity(self._native_table)
 
     def entropy_true(self) -> float:
         """Entropy of ``labels_true`` (nats), as :func:`entropy`."""
@@ -270,7 +300,7 @@ class Contingency(Measures):
 
 def _sizes(sums: NDArray[np.uint64]) -> NDArray[np.int64]:
     """Row or column sums as int64; as uint64 when one reaches 2**63 (int64 would wrap)."""
-    if sums.size and int(sums.max()) > s._INT64_MAX:
+    if sums.size and int(sums.max()) > sc.INT64_MAX:
         big: Any = sums.astype(np.uint64)
         return big  # type: ignore[no-any-return]
     return sums.astype(np.int64)
@@ -283,15 +313,3 @@ def _labels_or_range(labels: ArrayLike | None, size: int, name: str) -> NDArray[
     if out.shape != (size,):
         raise ValueError(f"{name} has shape {out.shape}; the table needs {size} of them")
     return out
-
-
-def _union(
-    a: NDArray[Any], b: NDArray[Any], name: str
-) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
-    """The sorted union of two label arrays and where each input label lands in it."""
-    try:
-        union, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
-    except TypeError as e:
-        raise TypeError(f"cannot merge tables whose {name} cannot be sorted together: {e}") from e
-    inverse = inverse.reshape(-1).astype(np.int64)
-    return union, inverse[: a.size], inverse[a.size :]

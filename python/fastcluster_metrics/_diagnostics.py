@@ -57,9 +57,13 @@ class Diagnostics:
     __slots__ = ()
 
     if TYPE_CHECKING:
-        classes: NDArray[Any]
-        clusters: NDArray[Any]
-        _cells: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
+
+        @property
+        def classes(self) -> NDArray[Any]: ...
+        @property
+        def clusters(self) -> NDArray[Any]: ...
+        @property
+        def _cells(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]: ...
 
         @property
         def class_sizes(self) -> NDArray[np.int64]: ...

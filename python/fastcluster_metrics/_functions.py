@@ -24,8 +24,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._contingency import Contingency
-from ._labels import check_missing
-from ._params import check_array_like
 
 __all__ = [
     "adjusted_fowlkes_mallows_score",
@@ -169,10 +167,9 @@ def _from_method(name: str) -> Callable[..., Any]:
     def function(
         labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise", **kwargs: Any
     ) -> Any:
-        check_array_like(name, labels_true=labels_true, labels_pred=labels_pred)
-        missing = check_missing(name, missing)
-        table = Contingency.from_labels(labels_true, labels_pred, missing=missing)
-        return getattr(table, name)(**kwargs)
+        return getattr(Contingency._counted(name, labels_true, labels_pred, missing), name)(
+            **kwargs
+        )
 
     summary, _, details = inspect.getdoc(method).partition("\n")  # type: ignore[union-attr]
     function.__name__ = function.__qualname__ = name

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from . import _native
 from ._arrow import arrow_codes, arrow_integers, is_arrow_like
-from ._params import InvalidParameterError
+from ._params import InvalidParameterError, check_array_like
 
 __all__ = [
     "MISSING_POLICIES",
@@ -30,6 +30,7 @@ __all__ = [
     "check_missing",
     "count",
     "count_columns",
+    "count_labels",
     "count_many",
     "count_one",
     "ordered_cells",
@@ -351,6 +352,24 @@ def count_columns(
         _column(labels_true, arr_true), _column(labels_pred, arr_pred), missing
     )
     return _native.count(true.codes, pred.codes, cells), true, pred
+
+
+def count_labels(
+    func: str,
+    labels_true: Any,
+    labels_pred: Any,
+    missing: object,
+    *,
+    warn: bool = True,
+    cells: bool = True,
+    allow_none: bool = False,
+) -> tuple[_native.Table, Column, Column]:
+    """The one prepare step of a call on two labelings, named ``func`` in its errors: the
+    labels are array-likes and ``missing`` a policy (checked once, here), then
+    :func:`count_columns` checks their shapes, encodes them and counts them in one pass."""
+    check_array_like(func, allow_none=allow_none, labels_true=labels_true, labels_pred=labels_pred)
+    policy = check_missing(func, missing)
+    return count_columns(labels_true, labels_pred, missing=policy, warn=warn, cells=cells)
 
 
 def _plain_integers(a: Any, b: Any) -> bool:

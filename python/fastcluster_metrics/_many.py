@@ -3,15 +3,14 @@ several (``pairwise``: stability across seeds or resolutions, consensus between 
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from . import _native
+from ._catalogue import resolve, resolve_all
 from ._contingency import Contingency
-from ._evaluate import ALL_METRICS, METRICS, check_metrics
 from ._labels import (
     Column,
     _apply_missing,
@@ -24,56 +23,9 @@ from ._labels import (
     check_missing,
     count_many,
 )
-from ._measures import Measures
 from ._params import check_array_like
 
-__all__ = ["SYMMETRIC_METRICS", "compare_many", "pairwise"]
-
-SYMMETRIC_METRICS = frozenset(
-    {
-        # evaluate's metrics
-        "adjusted_rand_score",
-        "rand_score",
-        "adjusted_mutual_info_score",
-        "normalized_mutual_info_score",
-        "mutual_info_score",
-        "v_measure_score",
-        "fowlkes_mallows_score",
-        # their other normalisations
-        "normalized_mutual_info_score_min",
-        "normalized_mutual_info_score_geometric",
-        "normalized_mutual_info_score_max",
-        "normalized_mutual_info_score_joint",
-        "adjusted_mutual_info_score_min",
-        "adjusted_mutual_info_score_geometric",
-        "adjusted_mutual_info_score_max",
-        # Contingency measures (default parameters)
-        "jaccard_index",
-        "dice_index",
-        "kulczynski_index",
-        "mirkin_metric",
-        "hubert_gamma",
-        "rogers_tanimoto_index",
-        "russel_rao_index",
-        "sokal_sneath1_index",
-        "sokal_sneath2_index",
-        "phi_index",
-        "pair_f_score",
-        "joint_entropy",
-        "variation_of_information",
-        "normalized_variation_of_information",
-        "information_distance",
-        "normalized_information_distance",
-        "chi_squared",
-        "cramers_v",
-        "purity_f_score",
-        "bcubed_f_score",
-        "element_centric_similarity",
-        "hungarian_accuracy",
-    }
-)
-"""Measures whose value does not change when the two labelings swap roles: :func:`pairwise`
-computes them once per unordered pair."""
+__all__ = ["compare_many", "pairwise"]
 
 
 def _named(labelings: Any, what: str) -> list[tuple[Any, Any]]:
@@ -94,7 +46,7 @@ def _named(labelings: Any, what: str) -> list[tuple[Any, Any]]:
 def compare_many(
     labels_true: Any,
     predictions: Any,
-    metrics: Iterable[str] | None = None,
+    metrics: Iterable[str] | str | None = None,
     *,
     missing: str = "raise",
 ) -> Any:
@@ -120,54 +72,16 @@ def compare_many(
     import pandas as pd
 
     check_array_like("compare_many", labels_true=labels_true)
-    names = check_metrics(metrics)
+    measures = resolve_all(metrics, "compare_many")
     named = _named(predictions, "predictions")
     # A 2-D array goes as it is: count_many counts its integer columns in one pass over rows.
     columns = predictions if isinstance(predictions, np.ndarray) else [x for _, x in named]
     tables = count_many(labels_true, columns, missing=check_missing("compare_many", missing))
-    rows = [[float(ALL_METRICS[m](table)) for m in names] for table in tables]
-    return pd.DataFrame(rows, index=[name for name, _ in named], columns=names)
+    rows = [[m(Contingency._of(table)) for m in measures] for table in tables]
+    return pd.DataFrame(rows, index=[name for name, _ in named], columns=[m.name for m in measures])
 
 
 # --- pairwise --------------------------------------------------------------------------------
-
-
-def _measure_names() -> list[str]:
-    """The Contingency measures that give one number and need no argument."""
-    names = []
-    for name, member in inspect.getmembers(Measures, inspect.isfunction):
-        signature = inspect.signature(member)
-        params = list(signature.parameters.values())[1:]
-        if (
-            not name.startswith("_")
-            and signature.return_annotation in ("float", "int", float, int)
-            and all(p.default is not inspect.Parameter.empty for p in params)
-        ):
-            names.append(name)
-    return names
-
-
-def _scorer(metric: object) -> Callable[[_native.Table], Any]:
-    """The function of a native table that computes ``metric`` (a name)."""
-    measures = _measure_names()
-    more: dict[str, Any] = ALL_METRICS
-    if isinstance(metric, str) and metric in METRICS:
-        return METRICS[metric]
-    if isinstance(metric, str) and metric in measures:
-
-        def score(table: _native.Table) -> Any:
-            # The measures read only the cells and margins: the label values are not needed.
-            rows, cols = table.shape
-            contingency = Contingency.__new__(Contingency)
-            contingency._set(np.arange(rows), np.arange(cols), table)
-            return getattr(contingency, metric)()
-
-        return score
-    if isinstance(metric, str) and metric in more:
-        found: Callable[[_native.Table], Any] = more[metric]
-        return found
-    names = sorted({*measures, *more})
-    raise ValueError(f"unknown metric {metric!r}; choose from {names}")
 
 
 def _transpose(table: _native.Table) -> _native.Table:
@@ -226,10 +140,10 @@ def pairwise(
     Each labeling is validated and encoded once (string labels hashed once); each unordered
     pair is counted in one pass, and an asymmetric measure (``homogeneity_score``,
     ``purity_score``, ...) gets the reverse direction from the transposed table without a
-    second pass. Measures in :data:`SYMMETRIC_METRICS` are computed once per pair. ``metric``
-    is any of :func:`evaluate`'s metric names or any :class:`Contingency` measure that takes
-    no argument (``"variation_of_information"``, ``"jaccard_index"``, ...). ``missing`` is
-    applied pair by pair, as in the function of each pair. Needs pandas.
+    second pass. Symmetric measures (as the catalogue marks them) are computed once per pair.
+    ``metric`` is any measure of the catalogue, by full or short name (``"ARI"``,
+    ``"variation_of_information"``, ``"jaccard"``, ...). ``missing`` is applied pair by pair,
+    as in the function of each pair. Needs pandas.
 
     Examples
     --------
@@ -248,8 +162,12 @@ def pairwise(
     import pandas as pd
 
     missing = check_missing("pairwise", missing)
-    score = _scorer(metric)
-    symmetric = metric in SYMMETRIC_METRICS
+    measure = resolve(metric, "pairwise", "metric")
+
+    def score(table: _native.Table) -> Any:
+        return measure.exact(Contingency._of(table))
+
+    symmetric = measure.symmetric
     named = _named(labelings, "labelings")
     columns = _encode(named, missing)
     r = len(columns)

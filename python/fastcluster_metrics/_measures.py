@@ -155,7 +155,10 @@ class Measures(Diagnostics):
     __slots__ = ()
 
     if TYPE_CHECKING:
-        _cells: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
+
+        @property
+        def _cells(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]: ...
+
         _native_table: _native.Table
 
         @property

@@ -10,7 +10,6 @@ many cells as the merged table: each cell is touched an amortised constant numbe
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -21,9 +20,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import _native
+from ._catalogue import resolve_all
 from ._contingency import Contingency
-from ._evaluate import ALL_METRICS, Evaluation, check_metrics
+from ._evaluate import Evaluation, scores
 from ._labels import check_missing, count_columns
+from ._merge import merge as merge_tables
 from ._params import check_array_like
 
 __all__ = ["ContingencyAccumulator", "read_contingency"]
@@ -54,6 +55,10 @@ class Partial:
     def nnz(self) -> int:
         return int(self.counts.size)
 
+    @property
+    def cells(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        return self.rows, self.cols, self.counts
+
 
 def partial(labels_true: Any, labels_pred: Any, missing: str) -> Partial:
     """The partial table of one chunk of labels, counted in one pass."""
@@ -68,68 +73,9 @@ def partial(labels_true: Any, labels_pred: Any, missing: str) -> Partial:
     )
 
 
-def _is_missing_label(value: object) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def _missing_mask(labels: NDArray[Any]) -> NDArray[np.bool_]:
-    """Which labels are the missing label (None or NaN): at most one per partial."""
-    if labels.dtype.kind == "f":
-        nan: NDArray[np.bool_] = np.isnan(labels)
-        return nan
-    if labels.dtype.kind == "O" and labels.size:
-        mask: NDArray[np.bool_] = np.frompyfunc(_is_missing_label, 1, 1)(labels).astype(bool)
-        return mask
-    return np.zeros(labels.shape, dtype=bool)
-
-
-def _concatenate(arrays: list[NDArray[Any]]) -> NDArray[Any]:
-    """Label arrays joined without lossy promotion: numbers and strings (or signed and
-    unsigned integers) meet as Python objects, so unlike labels never compare equal."""
-    kinds = {a.dtype.kind for a in arrays}
-    mixed_text = len(kinds) > 1 and bool(kinds & set("USO"))
-    if mixed_text or {"i", "u"} <= kinds:
-        arrays = [a.astype(object) for a in arrays]
-    return np.concatenate(arrays)
-
-
-def _union(arrays: list[NDArray[Any]], name: str) -> tuple[NDArray[Any], list[NDArray[np.int64]]]:
-    """The sorted union of label arrays (a missing label last) and where each input label
-    lands in it."""
-    present = [a for a in arrays if a.size]
-    if not present:
-        return np.empty(0), [np.empty(0, dtype=np.int64) for _ in arrays]
-    labels = _concatenate(present)
-    missing = _missing_mask(labels)
-    try:
-        if missing.any():
-            uniques, inverse = np.unique(labels[~missing], return_inverse=True)
-            position = np.empty(labels.size, dtype=np.int64)
-            position[~missing] = inverse.reshape(-1)
-            position[missing] = uniques.size
-            filler = next((v for v in labels[missing] if v is None), labels[missing][0])
-            union = np.append(uniques.astype(labels.dtype), np.array([filler], labels.dtype))
-        else:
-            union, inverse = np.unique(labels, return_inverse=True)
-            position = inverse.reshape(-1).astype(np.int64)
-    except TypeError as e:
-        raise TypeError(f"cannot merge tables whose {name} cannot be sorted together: {e}") from e
-    bounds = np.cumsum([a.size for a in arrays])[:-1]
-    return union, np.split(position, bounds)
-
-
 def merge(parts: Sequence[Partial]) -> Partial:
     """One partial of the union of disjoint samples, classes and clusters sorted by value."""
-    classes, row_maps = _union([p.classes for p in parts], "classes")
-    clusters, col_maps = _union([p.clusters for p in parts], "clusters")
-    empty = np.empty(0, dtype=np.int64)
-    table = _native.table_from_cells(
-        int(classes.size),
-        int(clusters.size),
-        np.concatenate([empty, *(m[p.rows] for m, p in zip(row_maps, parts, strict=True))]),
-        np.concatenate([empty, *(m[p.cols] for m, p in zip(col_maps, parts, strict=True))]),
-        np.concatenate([empty, *(p.counts for p in parts)]),
-    )
+    classes, clusters, table = merge_tables(parts)
     rows, cols, counts = table.cells()
     return Partial(
         classes, clusters, rows.astype(np.int64), cols.astype(np.int64), counts.astype(np.int64)
@@ -141,16 +87,7 @@ def to_contingency(part: Partial) -> Contingency:
     native = _native.table_from_cells(
         int(part.classes.size), int(part.clusters.size), part.rows, part.cols, part.counts
     )
-    out = Contingency.__new__(Contingency)
-    out._set(part.classes, part.clusters, native)
-    return out
-
-
-def scores(table: Contingency, metrics: Iterable[str] | None) -> Evaluation:
-    """:func:`evaluate`'s scores of a table."""
-    names = check_metrics(metrics)
-    native = table._native_table
-    return Evaluation({name: float(ALL_METRICS[name](native)) for name in names}, table.n)
+    return Contingency._of(native, part.classes, part.clusters)
 
 
 class ContingencyAccumulator:
@@ -221,7 +158,7 @@ class ContingencyAccumulator:
 
     def evaluate(self, metrics: Iterable[str] | None = None) -> Evaluation:
         """:func:`evaluate`'s scores (all, or the chosen ones) of the table so far."""
-        return scores(self.table, metrics)
+        return scores(self.table, resolve_all(metrics, "ContingencyAccumulator.evaluate"))
 
     def __add__(self, other: object) -> ContingencyAccumulator:
         if not isinstance(other, ContingencyAccumulator):

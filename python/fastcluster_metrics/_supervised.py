@@ -7,15 +7,15 @@ Rust. Degenerate cases return what scikit-learn 1.9 returns.
 
 from __future__ import annotations
 
-import math
-import os
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
+from . import _given as given
 from . import _native
-from ._labels import _special, check_missing, count, count_columns, count_one, ordered_cells
+from . import _scores as sc
+from ._labels import _special, check_missing, count_labels, count_one, ordered_cells
 from ._params import (
     InvalidParameterError,
     check_array_like,
@@ -43,52 +43,11 @@ __all__ = [
     "v_measure_score",
 ]
 
-_EPS = float(np.finfo(np.float64).eps)
-_INT64_MAX = 2**63 - 1
-
 
 def _table(func: str, labels_true: Any, labels_pred: Any, missing: str) -> _native.Table:
-    check_array_like(func, labels_true=labels_true, labels_pred=labels_pred)
-    return count(labels_true, labels_pred, missing=check_missing(func, missing), cells=False)
-
-
-def _scipy_sparse() -> Any:
-    try:
-        import scipy.sparse
-    except ImportError as e:  # pragma: no cover - scipy is installed with the test extras
-        raise ImportError(
-            "sparse contingency matrices need scipy: pip install 'fastcluster-metrics[sparse]'"
-        ) from e
-    return scipy.sparse
-
-
-def _physical_memory() -> int | None:
-    try:
-        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
-    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
-        return None
-
-
-def _check_dense_fits(shape: tuple[int, int], dtype: np.dtype[Any]) -> None:
-    """Refuses, before allocating, a dense table larger than the machine's memory."""
-    need = shape[0] * shape[1] * dtype.itemsize
-    have = _physical_memory()
-    if have is not None and need > have:
-        raise MemoryError(
-            f"a dense {shape[0]} x {shape[1]} contingency matrix of {dtype} needs"
-            f" {need / 2**30:.1f} GiB, more than this machine's {have / 2**30:.1f} GiB of"
-            " memory; use sparse=True"
-        )
-
-
-def _csr(
-    shape: tuple[int, int],
-    rows: NDArray[Any],
-    cols: NDArray[Any],
-    counts: NDArray[Any],
-    dtype: DTypeLike,
-) -> Any:
-    return _scipy_sparse().csr_matrix((counts.astype(dtype), (rows, cols)), shape=shape)
+    """The table of a measure's call: its sums are all the measure needs (all singletons are
+    then counted without their cells)."""
+    return count_labels(func, labels_true, labels_pred, missing, cells=False)[0]
 
 
 def contingency_matrix(
@@ -137,33 +96,23 @@ def contingency_matrix(
     [[1, 1], [0, 2]]
     """
     func = "contingency_matrix"
-    check_array_like(func, allow_none=True, labels_true=labels_true, labels_pred=labels_pred)
     check_eps(func, eps)
     check_bool(func, "sparse", sparse)
     if eps is not None and sparse:
         raise ValueError("Cannot set 'eps' when sparse=True")
-    missing = check_missing(func, missing)
     # scikit-learn's contingency_matrix does not warn about continuous labels.
-    table, true, pred = count_columns(labels_true, labels_pred, missing=missing, warn=False)
+    table, true, pred = count_labels(
+        func, labels_true, labels_pred, missing, warn=False, allow_none=True
+    )
     rows, cols, counts, _, _ = ordered_cells(table, true, pred)
     if sparse:
-        return _csr(table.shape, rows, cols, counts, dtype)
-    _check_dense_fits(table.shape, np.dtype(dtype) if eps is None else np.dtype(np.float64))
+        return given.csr(table.shape, rows, cols, counts, dtype)
+    given.check_dense_fits(table.shape, np.dtype(dtype) if eps is None else np.dtype(np.float64))
     out = np.zeros(table.shape, dtype=dtype)
     out[rows, cols] = counts
     if eps is not None:
         out = out + eps
     return out
-
-
-def _pair_confusion(table: _native.Table) -> tuple[int, int, int, int]:
-    """(tn, fp, fn, tp) over ordered pairs of distinct samples, as exact integers."""
-    n, cells_sq, rows_sq, cols_sq = table.pair_sums()
-    tp = cells_sq - n
-    fp = cols_sq - cells_sq
-    fn = rows_sq - cells_sq
-    tn = n * n - fp - fn - cells_sq
-    return tn, fp, fn, tp
 
 
 def pair_confusion_matrix(
@@ -185,24 +134,9 @@ def pair_confusion_matrix(
     >>> pair_confusion_matrix([0, 0, 1, 2], [0, 0, 1, 1]).tolist()
     [[8, 2], [0, 2]]
     """
-    return _pair_confusion_matrix(
+    return sc.pair_confusion_matrix(
         _table("pair_confusion_matrix", labels_true, labels_pred, missing)
     )
-
-
-def _pair_confusion_matrix(table: _native.Table) -> NDArray[Any]:
-    """The 2x2 matrix: int64 while its entries fit, an object array of Python ints beyond."""
-    tn, fp, fn, tp = _pair_confusion(table)
-    dtype = np.int64 if max(tn, fp, fn, tp) <= _INT64_MAX else object
-    return np.array([[tn, fp], [fn, tp]], dtype=dtype)
-
-
-def _rand(table: _native.Table) -> float:
-    tn, fp, fn, tp = _pair_confusion(table)
-    numerator, denominator = tn + tp, tn + fp + fn + tp
-    if numerator == denominator or denominator == 0:
-        return 1.0
-    return numerator / denominator
 
 
 def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise") -> float:
@@ -218,15 +152,7 @@ def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str =
     >>> rand_score([0, 0, 1, 2], [0, 0, 1, 1])
     0.8333333333333334
     """
-    return _rand(_table("rand_score", labels_true, labels_pred, missing))
-
-
-def _ari(table: _native.Table) -> float:
-    tn, fp, fn, tp = _pair_confusion(table)
-    if fn == 0 and fp == 0:
-        return 1.0
-    # One correctly rounded division of exact integers.
-    return 2 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+    return sc.rand(_table("rand_score", labels_true, labels_pred, missing))
 
 
 def adjusted_rand_score(
@@ -247,26 +173,7 @@ def adjusted_rand_score(
     >>> adjusted_rand_score([0, 0, 1, 2], [0, 0, 1, 1])
     0.5714285714285714
     """
-    return _ari(_table("adjusted_rand_score", labels_true, labels_pred, missing))
-
-
-def _hcv(table: _native.Table, beta: float) -> tuple[float, float, float]:
-    if table.n == 0:
-        return 1.0, 1.0, 1.0
-    entropy_c = table.entropy_rows()
-    entropy_k = table.entropy_cols()
-    mi = table.mutual_info()
-    homogeneity = mi / entropy_c if entropy_c else 1.0
-    completeness = mi / entropy_k if entropy_k else 1.0
-    if homogeneity + completeness == 0.0:
-        v_measure = 0.0
-    elif beta * homogeneity + completeness == 0.0:
-        # beta = 0 and completeness = 0: V_0 is homogeneity for every completeness > 0, so its
-        # limit (scikit-learn raises ZeroDivisionError here).
-        v_measure = homogeneity
-    else:
-        v_measure = (1 + beta) * homogeneity * completeness / (beta * homogeneity + completeness)
-    return float(homogeneity), float(completeness), float(v_measure)
+    return sc.ari(_table("adjusted_rand_score", labels_true, labels_pred, missing))
 
 
 def homogeneity_completeness_v_measure(
@@ -285,7 +192,7 @@ def homogeneity_completeness_v_measure(
     """
     func = "homogeneity_completeness_v_measure"
     beta = check_beta(func, beta)
-    return _hcv(_table(func, labels_true, labels_pred, missing), beta)
+    return sc.hcv(_table(func, labels_true, labels_pred, missing), beta)
 
 
 def homogeneity_score(
@@ -302,7 +209,7 @@ def homogeneity_score(
     >>> homogeneity_score([0, 0, 1, 1], [1, 1, 0, 0])
     1.0
     """
-    return _hcv(_table("homogeneity_score", labels_true, labels_pred, missing), 1.0)[0]
+    return sc.hcv(_table("homogeneity_score", labels_true, labels_pred, missing), 1.0)[0]
 
 
 def completeness_score(
@@ -318,7 +225,7 @@ def completeness_score(
     >>> completeness_score([0, 0, 1, 1], [0, 0, 0, 0])
     1.0
     """
-    return _hcv(_table("completeness_score", labels_true, labels_pred, missing), 1.0)[1]
+    return sc.hcv(_table("completeness_score", labels_true, labels_pred, missing), 1.0)[1]
 
 
 def v_measure_score(
@@ -337,143 +244,7 @@ def v_measure_score(
     """
     func = "v_measure_score"
     beta = check_beta(func, beta)
-    return _hcv(_table(func, labels_true, labels_pred, missing), beta)[2]
-
-
-_INT64_LIMIT = 2**63
-_SAMPLES_LIMIT = 2**64  # the core counts samples in u64
-_SIDE_LIMIT = 2**32 - 2  # the core indexes rows and columns in u32
-
-
-def _not_2d(arr: NDArray[Any], strict: bool) -> ValueError:
-    if strict:
-        return ValueError(f"a contingency table is 2-D; got shape {arr.shape}")
-    if arr.ndim > 2:
-        return ValueError(f"Found array with dim {arr.ndim}, while dim <= 2 is required.")
-    return ValueError(
-        f"Expected 2D array, got {'scalar' if arr.ndim == 0 else '1D'} array instead:"
-        f"\narray={arr}.\n"
-        "Reshape your data either using array.reshape(-1, 1) if your data has a single"
-        " feature or array.reshape(1, -1) if it contains a single sample."
-    )
-
-
-def _int64_counts(values: NDArray[Any], strict: bool, shown: Any) -> NDArray[np.int64]:
-    """A given table's counts as int64, refusing what is not a count.
-
-    ``strict`` (the :class:`Contingency` constructor) takes whole numbers only;
-    otherwise (``mutual_info_score(contingency=...)``) the counts are cast to
-    integers as scikit-learn's ``check_array(dtype=int)`` casts them."""
-    kind = values.dtype.kind
-    if kind == "c" and not strict:
-        raise ValueError(f"Complex data not supported\n{shown}\n")
-    if kind not in "iubf":
-        if strict:
-            raise TypeError(f"contingency counts must be numbers, not {values.dtype}")
-        try:
-            values = values.astype(np.int64)
-        except OverflowError as e:
-            raise ValueError(f"contingency counts must fit in int64: {e}") from e
-        except (TypeError, ValueError) as e:
-            raise type(e)(f"contingency counts must be integers: {e}") from e
-        kind = "i"
-    if kind == "f":
-        if np.isnan(values).any():
-            raise ValueError(
-                "contingency counts must be finite; got NaN" if strict else "Input contains NaN."
-            )
-        if np.isinf(values).any():
-            raise ValueError(
-                "contingency counts must be finite; got inf"
-                if strict
-                else "Input contains infinity or a value too large for dtype('int64')."
-            )
-        if strict and not (values == np.trunc(values)).all():
-            raise ValueError("contingency counts must be whole numbers")
-    # The largest count as a Python number: comparing a float16 array with 2**63 would overflow.
-    top = (float if kind == "f" else int)(values.max()) if values.size and kind in "uf" else 0
-    if top >= _INT64_LIMIT:
-        raise ValueError(f"a contingency count of {top} does not fit in int64 (2**63 or more)")
-    if values.size and kind in "if" and values.min() < 0:
-        raise ValueError("a contingency table cannot hold negative counts")
-    counts: NDArray[np.int64] = values.astype(np.int64)
-    return counts
-
-
-def _exact_total(counts: NDArray[np.int64]) -> int:
-    """The sum of non-negative int64 counts as an exact Python int (no int64 overflow)."""
-    high = int((counts >> 32).sum())  # each term < 2**31: the sum fits in int64
-    low = int((counts & 0xFFFFFFFF).sum())
-    return (high << 32) + low
-
-
-def _check_table_fits(shape: tuple[int, int]) -> None:
-    """Refuses, before the core allocates them, row and column sums the machine cannot hold."""
-    if max(shape) > _SIDE_LIMIT:
-        raise ValueError(
-            f"a {shape[0]} x {shape[1]} contingency table has more than 2**32 - 2 rows or columns"
-        )
-    need = 16 * (shape[0] + shape[1])  # u64 row and column sums, and their int64 copies
-    have = _physical_memory()
-    if have is not None and need > have:
-        raise MemoryError(
-            f"the row and column sums of a {shape[0]} x {shape[1]} contingency table need"
-            f" {need / 2**30:.1f} GiB, more than this machine's {have / 2**30:.1f} GiB of memory"
-        )
-
-
-def _given_table(contingency: Any, *, strict: bool) -> _native.Table:
-    """A table from a user's contingency matrix (dense array-like or scipy sparse).
-
-    Refuses (ValueError or TypeError, before anything is allocated) what is not
-    a table of counts: not 2-D, NaN or infinite, negative, beyond int64, summing
-    to 2**64 samples or more; with ``strict``, also non-integral or non-numeric
-    counts (otherwise these are cast to integers, as scikit-learn does)."""
-    if hasattr(contingency, "tocoo") and hasattr(contingency, "nnz"):
-        coo = contingency.tocoo()
-        shape = (int(coo.shape[0]), int(coo.shape[1]))
-        rows, cols = np.asarray(coo.row), np.asarray(coo.col)
-        counts = _int64_counts(np.asarray(coo.data), strict, contingency)
-    else:
-        arr = np.asarray(contingency)
-        if arr.ndim != 2:
-            raise _not_2d(arr, strict)
-        shape = (int(arr.shape[0]), int(arr.shape[1]))
-        dense = _int64_counts(arr, strict, arr)
-        rows, cols = np.nonzero(dense)
-        counts = dense[rows, cols]
-    _check_table_fits(shape)
-    total = _exact_total(counts)
-    if total >= _SAMPLES_LIMIT:
-        raise ValueError(
-            f"the contingency counts sum to {total} samples; at most 2**64 - 1 are supported"
-        )
-    return _native.table_from_cells(
-        shape[0],
-        shape[1],
-        np.ascontiguousarray(rows, dtype=np.int64),
-        np.ascontiguousarray(cols, dtype=np.int64),
-        np.ascontiguousarray(counts, dtype=np.int64),
-    )
-
-
-def _contingency_table(contingency: Any) -> _native.Table:
-    """A table from the ``contingency`` of ``mutual_info_score`` (counts cast to int)."""
-    shape = getattr(contingency, "shape", None) or np.shape(contingency)
-    if len(shape) == 2 and min(shape) == 0:
-        raise ValueError(
-            f"Found array with 0 sample(s) (shape={tuple(shape)}) while a minimum of 1 is required."
-        )
-    return _given_table(contingency, strict=False)
-
-
-def _mi(table: _native.Table) -> float:
-    rows, cols = table.shape
-    if rows == 1 or cols == 1:
-        return 0.0
-    if table.n == 0:
-        raise ValueError("mutual information is undefined for an empty contingency table")
-    return table.mutual_info()
+    return sc.hcv(_table(func, labels_true, labels_pred, missing), beta)[2]
 
 
 def mutual_info_score(
@@ -501,37 +272,17 @@ def mutual_info_score(
     """
     func = "mutual_info_score"
     if contingency is None:
-        check_array_like(func, allow_none=True, labels_true=labels_true, labels_pred=labels_pred)
-        table = count(labels_true, labels_pred, missing=check_missing(func, missing), cells=False)
+        table = count_labels(func, labels_true, labels_pred, missing, cells=False, allow_none=True)[
+            0
+        ]
     else:
         if not (is_array_like(contingency) or hasattr(contingency, "tocoo")):
             raise InvalidParameterError(
                 f"The 'contingency' parameter of {func} must be an array-like, a sparse array"
                 f" or matrix or None. Got {contingency!r} instead."
             )
-        table = _contingency_table(contingency)
-    return _mi(table)
-
-
-def _generalized_average(u: float, v: float, average_method: str) -> float:
-    if average_method == "min":
-        return min(u, v)
-    if average_method == "geometric":
-        return math.sqrt(u * v)
-    if average_method == "arithmetic":
-        return (u + v) / 2
-    return max(u, v)
-
-
-def _nmi(table: _native.Table, average_method: str) -> float:
-    classes, clusters = table.shape
-    if classes == clusters == 1 or classes == clusters == 0:
-        return 1.0
-    mi = table.mutual_info()
-    if mi == 0:
-        return 0.0
-    normalizer = _generalized_average(table.entropy_rows(), table.entropy_cols(), average_method)
-    return float(mi / normalizer)
+        table = given.contingency_table(contingency)
+    return sc.mi(table)
 
 
 def normalized_mutual_info_score(
@@ -555,23 +306,7 @@ def normalized_mutual_info_score(
     """
     func = "normalized_mutual_info_score"
     average_method = check_average_method(func, average_method)
-    return _nmi(_table(func, labels_true, labels_pred, missing), average_method)
-
-
-def _ami(table: _native.Table, average_method: str) -> float:
-    classes, clusters = table.shape
-    if classes == clusters == 1 or classes == clusters == 0:
-        return 1.0
-    if classes == 1 or clusters == 1:
-        return 0.0
-    mi, emi, h_true, h_pred = table.ami_parts()
-    normalizer = _generalized_average(h_true, h_pred, average_method)
-    denominator = normalizer - emi
-    # As scikit-learn: keep the sign, but never divide by (or return) less than eps in size.
-    denominator = min(denominator, -_EPS) if denominator < 0 else max(denominator, _EPS)
-    numerator = mi - emi
-    numerator = min(numerator, -_EPS) if numerator < 0 else max(numerator, _EPS)
-    return float(numerator / denominator)
+    return sc.nmi(_table(func, labels_true, labels_pred, missing), average_method)
 
 
 def adjusted_mutual_info_score(
@@ -600,15 +335,7 @@ def adjusted_mutual_info_score(
     """
     func = "adjusted_mutual_info_score"
     average_method = check_average_method(func, average_method)
-    return _ami(_table(func, labels_true, labels_pred, missing), average_method)
-
-
-def _fowlkes_mallows(table: _native.Table) -> float:
-    n, cells_sq, rows_sq, cols_sq = table.pair_sums()
-    tk = cells_sq - n
-    pk = cols_sq - n
-    qk = rows_sq - n
-    return math.sqrt(tk / pk) * math.sqrt(tk / qk) if tk != 0 else 0.0
+    return sc.ami(_table(func, labels_true, labels_pred, missing), average_method)
 
 
 def fowlkes_mallows_score(
@@ -625,7 +352,7 @@ def fowlkes_mallows_score(
     >>> fowlkes_mallows_score([0, 0, 1, 1], [1, 1, 0, 0])
     1.0
     """
-    return _fowlkes_mallows(_table("fowlkes_mallows_score", labels_true, labels_pred, missing))
+    return sc.fowlkes_mallows(_table("fowlkes_mallows_score", labels_true, labels_pred, missing))
 
 
 def entropy(labels: ArrayLike, *, missing: str = "raise") -> float:

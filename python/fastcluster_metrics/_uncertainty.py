@@ -31,8 +31,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _native
-from ._contingency import Contingency, _union
-from ._evaluate import ALL_METRICS, _cache, contingency_metric
+from ._catalogue import resolve
+from ._contingency import Contingency
+from ._merge import stack
 from ._params import _fail
 
 __all__ = [
@@ -96,12 +97,7 @@ class PermutationResult:
 
 def _measure(func: str, measure: object) -> Callable[[Contingency], float]:
     if isinstance(measure, str):
-        if measure not in ALL_METRICS:
-            raise ValueError(
-                f"unknown measure {measure!r} for {func}; choose from {sorted(ALL_METRICS)}"
-                " or pass a function of a Contingency"
-            )
-        return contingency_metric(measure)
+        return resolve(measure, func, "measure")
     if callable(measure):
         return lambda table: float(measure(table))
     raise _fail("measure", func, "a measure name or a callable", measure)
@@ -120,18 +116,13 @@ def _confidence_level(func: str, value: object) -> float:
 
 
 def _replicate(template: Contingency, native: _native.Table) -> Contingency:
-    out = Contingency.__new__(Contingency)
-    out._set(template.classes, template.clusters, native)
-    return out
+    return Contingency._of(native, template.classes, template.clusters)
 
 
 def _evaluate_all(
     measure: Callable[[Contingency], float], tables: Iterable[Contingency]
 ) -> NDArray[np.float64]:
-    try:
-        return np.array([measure(t) for t in tables], dtype=np.float64)
-    finally:
-        _cache.entry = None
+    return np.array([measure(t) for t in tables], dtype=np.float64)
 
 
 # --- bootstrap -----------------------------------------------------------------------------------
@@ -145,35 +136,12 @@ def _aligned(tables: Sequence[Contingency]) -> tuple[Contingency, NDArray[np.int
     for t in tables:
         if not isinstance(t, Contingency):
             raise TypeError(f"group tables must be Contingency objects, not {type(t).__name__}")
-    classes, clusters = tables[0].classes, tables[0].clusters
-    for t in tables[1:]:
-        classes = _union(classes, t.classes, "classes")[0]
-        clusters = _union(clusters, t.clusters, "clusters")[0]
-    rows, cols, counts, groups = [], [], [], []
-    for g, t in enumerate(tables):
-        row_index = _union(classes, t.classes, "classes")[2]
-        col_index = _union(clusters, t.clusters, "clusters")[2]
-        r, c, k = t.cells
-        rows.append(row_index[r])
-        cols.append(col_index[c])
-        counts.append(k)
-        groups.append(np.full(k.size, g, dtype=np.int64))
-    cells = [np.concatenate(x) if x else np.zeros(0, np.int64) for x in (rows, cols, counts)]
-    total = _replicate_from(classes, clusters, *cells)
-    return total, np.concatenate(groups), cells
-
-
-def _replicate_from(
-    classes: NDArray[Any],
-    clusters: NDArray[Any],
-    rows: NDArray[np.int64],
-    cols: NDArray[np.int64],
-    counts: NDArray[np.int64],
-) -> Contingency:
-    native = _native.table_from_cells(classes.size, clusters.size, rows, cols, counts)
-    out = Contingency.__new__(Contingency)
-    out._set(classes, clusters, native)
-    return out
+    cells = stack(tables)
+    native = _native.table_from_cells(
+        cells.classes.size, cells.clusters.size, cells.rows, cells.cols, cells.counts
+    )
+    total = Contingency._of(native, cells.classes, cells.clusters)
+    return total, cells.part, [cells.rows, cells.cols, cells.counts]
 
 
 def bootstrap(

@@ -31,8 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from ._catalogue import resolve_all
 from ._contingency import Contingency
-from ._evaluate import Evaluation, check_metrics
+from ._evaluate import Evaluation, scores
 from ._labels import check_missing
 from ._stream import (
     Partial,
@@ -41,7 +42,6 @@ from ._stream import (
     merge,
     partial,
     read_partial,
-    scores,
     to_contingency,
 )
 
@@ -278,13 +278,13 @@ def read_contingency(
 def evaluate(
     labels_true: Any,
     labels_pred: Any,
-    metrics: Iterable[str] | None = None,
+    metrics: Iterable[str] | str | None = None,
     *,
     missing: str = "raise",
     split_every: int = 8,
 ) -> Evaluation:
     """:func:`~fastcluster_metrics.evaluate`'s scores (all, or the chosen ones) of two Dask
     collections, from :func:`contingency`: the same values as in memory."""
-    names = check_metrics(metrics)
+    measures = resolve_all(metrics, "fastcluster_metrics.dask.evaluate")
     table = contingency(labels_true, labels_pred, missing=missing, split_every=split_every)
-    return scores(table, names)
+    return scores(table, measures)

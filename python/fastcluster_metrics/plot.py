@@ -30,37 +30,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ._catalogue import MEASURES, Measure, label, resolve
 from ._contingency import Contingency
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["SHORT_NAMES", "plot_contingency", "plot_pair_confusion", "plot_scores"]
-
-SHORT_NAMES: dict[str, str] = {
-    "adjusted_rand_score": "ARI",
-    "rand_score": "Rand",
-    "adjusted_mutual_info_score": "AMI",
-    "normalized_mutual_info_score": "NMI",
-    "mutual_info_score": "MI",
-    "homogeneity_score": "homogeneity",
-    "completeness_score": "completeness",
-    "v_measure_score": "V-measure",
-    "fowlkes_mallows_score": "FMI",
-    "purity_score": "purity",
-}
-"""Short display names of the measures of :func:`fastcluster_metrics.evaluate`."""
-
-CURVES = (
-    "adjusted_rand_score",
-    "adjusted_mutual_info_score",
-    "normalized_mutual_info_score",
-    "homogeneity_score",
-    "completeness_score",
-    "fowlkes_mallows_score",
-    "purity_score",
-)
-"""The measures :func:`plot_scores` draws by default when it scores labels itself."""
+__all__ = ["plot_contingency", "plot_pair_confusion", "plot_scores"]
 
 _ANNOTATE_CELLS = 400
 """``annotate="auto"`` writes the counts into tables with at most this many cells."""
@@ -243,7 +219,7 @@ def _scores_frame(
     from ._many import compare_many
 
     if predictions is not None:
-        chosen = list(CURVES) if metrics is None else list(metrics)
+        chosen = [m.name for m in MEASURES.values() if m.plotted] if metrics is None else metrics
         return compare_many(scores, predictions, chosen, missing=missing)
     if hasattr(scores, "columns") and hasattr(scores, "index"):
         frame = scores
@@ -257,11 +233,26 @@ def _scores_frame(
             " parameter value -> {measure: score}, or labels_true and predictions"
         )
     if metrics is not None:
-        unknown = [m for m in metrics if m not in frame.columns]
-        if unknown:
-            raise ValueError(f"no scores for {unknown}; the scores have {list(frame.columns)}")
-        frame = frame[list(metrics)]
+        frame = frame[[_column_of(frame, m) for m in metrics]]
     return frame
+
+
+def _column_of(frame: Any, name: str) -> Any:
+    """The column of the scores holding measure ``name`` (a column name, or a full or short
+    name of a measure whose full name is a column)."""
+    if name in frame.columns:
+        return name
+    measure = _measure_or_none(name)
+    if measure is not None and measure.name in frame.columns:
+        return measure.name
+    raise ValueError(f"no scores for {name!r}; the scores have {list(frame.columns)}")
+
+
+def _measure_or_none(name: object) -> Measure | None:
+    try:
+        return resolve(name, "plot_scores")
+    except ValueError:
+        return None
 
 
 def plot_scores(
@@ -290,7 +281,8 @@ def plot_scores(
         The measures to draw (default: all columns of given scores; ARI, AMI, NMI,
         homogeneity, completeness, FMI and purity when scoring labels).
     best
-        A measure whose highest score is marked, with the parameter value that reaches it.
+        A measure (full or short name) whose best score is marked, with the parameter value
+        that reaches it: the highest, or the lowest for a distance (VI, Mirkin, ...).
     xlabel
         The x axis label (default: the index name, or "parameter").
     missing
@@ -318,7 +310,12 @@ def plot_scores(
     """
     frame = _scores_frame(scores, predictions, metrics, missing)
     if best is not None and best not in frame.columns:
-        raise ValueError(f"best={best!r} is not among the measures drawn: {list(frame.columns)}")
+        measure = _measure_or_none(best)
+        if measure is None or measure.name not in frame.columns:
+            raise ValueError(
+                f"best={best!r} is not among the measures drawn: {list(frame.columns)}"
+            )
+        best = measure.name
     index = list(frame.index)
     numeric = all(
         isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
@@ -333,19 +330,21 @@ def plot_scores(
             frame[name].to_numpy(dtype=float),
             marker="o",
             markersize=4,
-            label=SHORT_NAMES.get(str(name), str(name)),
+            label=label(str(name)),
         )
     if not numeric:
         ax.set_xticks(x, [str(v) for v in index], rotation=30 if len(index) > 6 else 0)
     if best is not None and len(index):
         column = frame[best].to_numpy(dtype=float)
         if not np.isnan(column).all():
-            at = int(np.nanargmax(column))
+            measure = _measure_or_none(best)
+            lower = measure is not None and measure.name == best and not measure.greater_is_better
+            at = int(np.nanargmin(column) if lower else np.nanargmax(column))
             ax.axvline(x[at], color="0.4", linestyle="--", linewidth=1)
             ax.plot(
                 [x[at]], [column[at]], marker="*", markersize=14, color="black", linestyle="none"
             )
-            short = SHORT_NAMES.get(best, best)
+            short = label(best)
             name = xlabel or getattr(frame.index, "name", None) or "parameter"
             ax.set_title(f"best {name} = {index[at]} by {short} ({column[at]:.4g})")
     ax.set_xlabel(xlabel or getattr(frame.index, "name", None) or "parameter")

@@ -1,0 +1,145 @@
+"""scikit-learn's measures and purity as functions of the core's table (``_native.Table``).
+
+The sklearn-compatible wrappers of ``_supervised`` and the :class:`Contingency` methods both call
+these; the pair-counting scores finish in exact Python integers, the information scores in
+Rust. Degenerate tables give what scikit-learn 1.9 gives.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import _native
+
+__all__ = [
+    "EPS",
+    "INT64_MAX",
+    "ami",
+    "ari",
+    "fowlkes_mallows",
+    "hcv",
+    "mi",
+    "nmi",
+    "pair_confusion",
+    "pair_confusion_matrix",
+    "purity",
+    "rand",
+]
+
+EPS = float(np.finfo(np.float64).eps)
+INT64_MAX = 2**63 - 1
+INT64_MAX = 2**63 - 1
+
+
+def pair_confusion(table: _native.Table) -> tuple[int, int, int, int]:
+    """(tn, fp, fn, tp) over ordered pairs of distinct samples, as exact integers."""
+    n, cells_sq, rows_sq, cols_sq = table.pair_sums()
+    tp = cells_sq - n
+    fp = cols_sq - cells_sq
+    fn = rows_sq - cells_sq
+    tn = n * n - fp - fn - cells_sq
+    return tn, fp, fn, tp
+
+
+def pair_confusion_matrix(table: _native.Table) -> NDArray[Any]:
+    """The 2x2 matrix: int64 while its entries fit, an object array of Python ints beyond."""
+    tn, fp, fn, tp = pair_confusion(table)
+    dtype = np.int64 if max(tn, fp, fn, tp) <= INT64_MAX else object
+    return np.array([[tn, fp], [fn, tp]], dtype=dtype)
+
+
+def rand(table: _native.Table) -> float:
+    tn, fp, fn, tp = pair_confusion(table)
+    numerator, denominator = tn + tp, tn + fp + fn + tp
+    if numerator == denominator or denominator == 0:
+        return 1.0
+    return numerator / denominator
+
+
+def ari(table: _native.Table) -> float:
+    tn, fp, fn, tp = pair_confusion(table)
+    if fn == 0 and fp == 0:
+        return 1.0
+    # One correctly rounded division of exact integers.
+    return 2 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+
+
+def hcv(table: _native.Table, beta: float) -> tuple[float, float, float]:
+    if table.n == 0:
+        return 1.0, 1.0, 1.0
+    entropy_c = table.entropy_rows()
+    entropy_k = table.entropy_cols()
+    mi = table.mutual_info()
+    homogeneity = mi / entropy_c if entropy_c else 1.0
+    completeness = mi / entropy_k if entropy_k else 1.0
+    if homogeneity + completeness == 0.0:
+        v_measure = 0.0
+    elif beta * homogeneity + completeness == 0.0:
+        # beta = 0 and completeness = 0: V_0 is homogeneity for every completeness > 0, so its
+        # limit (scikit-learn raises ZeroDivisionError here).
+        v_measure = homogeneity
+    else:
+        v_measure = (1 + beta) * homogeneity * completeness / (beta * homogeneity + completeness)
+    return float(homogeneity), float(completeness), float(v_measure)
+
+
+def mi(table: _native.Table) -> float:
+    rows, cols = table.shape
+    if rows == 1 or cols == 1:
+        return 0.0
+    if table.n == 0:
+        raise ValueError("mutual information is undefined for an empty contingency table")
+    return table.mutual_info()
+
+
+def generalized_average(u: float, v: float, average_method: str) -> float:
+    if average_method == "min":
+        return min(u, v)
+    if average_method == "geometric":
+        return math.sqrt(u * v)
+    if average_method == "arithmetic":
+        return (u + v) / 2
+    return max(u, v)
+
+
+def nmi(table: _native.Table, average_method: str) -> float:
+    classes, clusters = table.shape
+    if classes == clusters == 1 or classes == clusters == 0:
+        return 1.0
+    mi = table.mutual_info()
+    if mi == 0:
+        return 0.0
+    normalizer = generalized_average(table.entropy_rows(), table.entropy_cols(), average_method)
+    return float(mi / normalizer)
+
+
+def ami(table: _native.Table, average_method: str) -> float:
+    classes, clusters = table.shape
+    if classes == clusters == 1 or classes == clusters == 0:
+        return 1.0
+    if classes == 1 or clusters == 1:
+        return 0.0
+    mi, emi, h_true, h_pred = table.ami_parts()
+    normalizer = generalized_average(h_true, h_pred, average_method)
+    denominator = normalizer - emi
+    # As scikit-learn: keep the sign, but never divide by (or return) less than eps in size.
+    denominator = min(denominator, -EPS) if denominator < 0 else max(denominator, EPS)
+    numerator = mi - emi
+    numerator = min(numerator, -EPS) if numerator < 0 else max(numerator, EPS)
+    return float(numerator / denominator)
+
+
+def fowlkes_mallows(table: _native.Table) -> float:
+    n, cells_sq, rows_sq, cols_sq = table.pair_sums()
+    tk = cells_sq - n
+    pk = cols_sq - n
+    qk = rows_sq - n
+    return math.sqrt(tk / pk) * math.sqrt(tk / qk) if tk != 0 else 0.0
+
+
+def purity(table: _native.Table) -> float:
+    return table.purity()
