@@ -26,13 +26,21 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import KW_ONLY, dataclass, field
-from types import MappingProxyType
 from typing import Any
 
 from ._contingency import Contingency
 from ._params import InvalidParameterError
 
-__all__ = ["MEASURES", "Measure", "default_names", "label", "register", "resolve", "resolve_all"]
+__all__ = [
+    "MEASURES",
+    "Measure",
+    "default_names",
+    "label",
+    "markdown_table",
+    "register",
+    "resolve",
+    "resolve_all",
+]
 
 PAIRS = "pair counting"
 INFORMATION = "information"
@@ -214,7 +222,7 @@ MEASURES: dict[str, Measure] = _rows(
             **_SYM),
     Measure("normalized_pivoted_accuracy", _C.normalized_pivoted_accuracy, MATCHING, ("NPA",)),
     Measure("normalized_clustering_accuracy", _C.normalized_clustering_accuracy, MATCHING,
-            ("NCA",)),
+            ("NCA",), range=SIGNED),
     Measure("pair_sets_index", _C.pair_sets_index, MATCHING, ("PSI",)),
     Measure("pair_sets_index_simplified", _C.pair_sets_index, MATCHING, ("PSI_simplified",),
             options={"simplified": True}, function="pair_sets_index"),
@@ -308,6 +316,25 @@ def register(row: Measure) -> Iterator[Measure]:
         del MEASURES[row.name]
 
 
-def read_only() -> Mapping[str, Measure]:
-    """A read-only view of the catalogue."""
-    return MappingProxyType(MEASURES)
+def markdown_table() -> str:
+    """The catalogue as the Markdown table of README.md (between its ``measures`` markers)."""
+
+    lines = [
+        "| measure | short names | family | symmetric | range | better | adjusted for chance |",
+        "|---|---|---|:-:|---|:-:|:-:|",
+    ]
+    for row in MEASURES.values():
+        name = f"`{row.name}`"
+        if row.options:
+            options = ", ".join(f"{k}={v!r}" for k, v in row.options.items())
+            name += f" (`{row.function_name}`, {options})"
+        elif row.function_name is None:
+            name += " (`Contingency` method)"
+        lo_hi = row.range
+        span = f"[{lo_hi[0]:g}, {lo_hi[1]:g}]" if lo_hi is not None else row.unit
+        lines.append(
+            f"| {name} | {', '.join(row.short)} | {row.family} |"
+            f" {'yes' if row.symmetric else ''} | {span} |"
+            f" {'higher' if row.greater_is_better else 'lower'} | {'yes' if row.adjusted else ''} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,314 @@
+"""The catalogue of measures is the only list: every entry point takes its names from it, and
+the public functions, ``__all__``, the Contingency methods and the README agree with it."""
+
+import ast
+import inspect
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fastcluster_metrics as fcm
+from fastcluster_metrics import _catalogue, _cli
+from fastcluster_metrics._catalogue import MATCHING, MEASURES, Measure
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "python" / "fastcluster_metrics"
+
+TRUTH = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2, 2])
+PRED = np.array([0, 0, 1, 1, 1, 1, 2, 2, 3, 3])
+
+
+# --- the catalogue against the functions, __all__, the methods and the README ----------------
+
+
+def _scalar_methods() -> set[str]:
+    """Contingency methods that give one number and take no required argument."""
+    names = set()
+    for name, member in inspect.getmembers(fcm.Contingency, inspect.isfunction):
+        signature = inspect.signature(member)
+        params = list(signature.parameters.values())[1:]
+        if (
+            not name.startswith("_")
+            and signature.return_annotation in ("float", "int")
+            and all(p.default is not inspect.Parameter.empty for p in params)
+        ):
+            names.add(name)
+    return names
+
+
+def test_every_scalar_method_is_in_the_catalogue_and_every_kernel_is_a_method():
+    kernels = {row.kernel.__name__ for row in MEASURES.values()}
+    assert _scalar_methods() == kernels
+    for row in MEASURES.values():
+        assert getattr(fcm.Contingency, row.kernel.__name__) is row.kernel, row.name
+        if not row.options:
+            assert row.kernel.__name__ == row.name, row.name
+
+
+def test_every_public_function_of_a_measure_is_exported_and_computes_the_row():
+    table = fcm.Contingency.from_labels(TRUTH, PRED)
+    for row in MEASURES.values():
+        name = row.function_name
+        if name is None:
+            assert row.name not in fcm.__all__
+            continue
+        assert name in fcm.__all__, name
+        value = getattr(fcm, name)(TRUTH, PRED, **row.options)
+        assert float(value) == row(table), row.name
+        # the function and the method take the row's options as keywords
+        accepted = inspect.signature(getattr(fcm, name)).parameters
+        assert set(row.options) <= set(accepted), row.name
+
+
+def test_exported_scalar_functions_are_measures_of_the_catalogue():
+    """A public function of two labelings giving one number is a row (or computes one)."""
+    functions = {row.function_name for row in MEASURES.values()}
+    for name in fcm.__all__:
+        member = getattr(fcm, name)
+        if not callable(member) or inspect.isclass(member):
+            continue
+        params = list(inspect.signature(member).parameters)
+        annotation = inspect.signature(member).return_annotation
+        if params[:2] == ["labels_true", "labels_pred"] and annotation in ("float", "int"):
+            assert name in functions, name
+
+
+def test_names_are_unique_however_they_are_written():
+    keys: dict[str, str] = {}
+    for row in MEASURES.values():
+        for name in (row.name, *row.short):
+            key = _catalogue._key(name)
+            assert keys.setdefault(key, row.name) == row.name, (name, keys[key], row.name)
+        assert row.family in _catalogue.FAMILIES
+        assert (row.range is None) == bool(row.unit), row.name
+
+
+def test_readme_table_is_the_catalogue():
+    readme = (ROOT / "README.md").read_text()
+    found = re.search(r"<!-- measures -->\n(.*?)<!-- /measures -->", readme, re.S)
+    assert found, "README.md has no <!-- measures --> table"
+    assert found.group(1).strip() == _catalogue.markdown_table().strip(), (
+        "README.md's table of measures differs from the catalogue; regenerate it with"
+        ' python -c "from fastcluster_metrics._catalogue import markdown_table as t; print(t())"'
+    )
+    assert f"all {len(MEASURES)}" in readme
+
+
+@pytest.mark.parametrize("row", MEASURES.values(), ids=lambda r: r.name)
+def test_values_lie_in_the_declared_range_and_symmetry_holds(row):
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        n = int(rng.integers(2, 50))
+        t = rng.integers(0, int(rng.integers(1, 6)), n)
+        p = t.copy() if trial % 5 == 0 else rng.integers(0, int(rng.integers(1, 9)), n)
+        value = row(fcm.Contingency.from_labels(t, p))
+        if row.range is not None and not math.isnan(value):
+            low, high = row.range
+            assert low - 1e-12 <= value <= high + 1e-12, (row.name, value)
+        if row.symmetric:
+            swapped = row(fcm.Contingency.from_labels(p, t))
+            assert swapped == pytest.approx(value, rel=1e-12, abs=1e-12, nan_ok=True), row.name
+
+
+# --- one toy row, seen by every entry point --------------------------------------------------
+
+
+def _toy_kernel(table: fcm.Contingency) -> float:
+    """Clusters per class: asymmetric, and never computed by anything else."""
+    return table.shape[1] / table.shape[0] if table.shape[0] else math.nan
+
+
+TOY = Measure("toy_clusters_per_class", _toy_kernel, MATCHING, ("TOY",), range=None, unit="ratio")
+
+
+@pytest.fixture
+def toy():
+    with _catalogue.register(TOY) as row:
+        yield row
+    assert "toy_clusters_per_class" not in MEASURES
+
+
+def test_a_registered_row_reaches_every_entry_point(toy, tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    want = 4 / 3
+    assert fcm.evaluate(TRUTH, PRED, metrics=["toy"])["toy_clusters_per_class"] == want
+    assert len(fcm.evaluate(TRUTH, PRED, metrics="all")) == len(MEASURES)
+    many = fcm.compare_many(TRUTH, {"p": PRED}, metrics="TOY")
+    assert many.loc["p", "toy_clusters_per_class"] == want
+    matrix = fcm.pairwise({"t": TRUTH, "p": PRED}, metric="Toy")
+    assert matrix.loc["t", "p"] == want and matrix.loc["p", "t"] == 3 / 4  # asymmetric
+    table = fcm.Contingency.from_labels(TRUTH, PRED)
+    assert fcm.bootstrap(table, "toy", n_resamples=5, seed=0).estimate == want
+
+    path = tmp_path / "cells.csv"
+    pd.DataFrame({"truth": TRUTH, "pred": PRED}).to_csv(path, index=False)
+    status = _cli.main([str(path), "--truth", "truth", "--pred", "pred", "--metrics", "toy,ARI"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert re.search(r"TOY\s+1\.3333", out) and "ARI" in out
+    assert "TOY" in _cli.parser().format_help()
+    assert _cli.resolve_metrics(["all"])[-1] == "toy_clusters_per_class"
+
+
+def test_a_registered_row_is_named_in_the_plots(toy):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from fastcluster_metrics import plot
+
+    runs = {2: PRED % 2, 4: PRED}
+    ax = plot.plot_scores(TRUTH, runs, metrics=["TOY", "ARI"], best="toy", xlabel="k")
+    assert [line.get_label() for line in ax.get_lines()][:2] == ["TOY", "ARI"]
+    assert ax.get_title().startswith("best k = 4 by TOY")
+    plt.close("all")
+
+
+def test_register_refuses_a_name_taken():
+    with pytest.raises(ValueError, match="already in the catalogue"):
+        with _catalogue.register(MEASURES["adjusted_rand_score"]):
+            pass
+    assert "adjusted_rand_score" in MEASURES
+
+
+# --- names everywhere -------------------------------------------------------------------------
+
+
+def test_short_names_in_any_case_everywhere():
+    pd = pytest.importorskip("pandas")
+    ari = fcm.adjusted_rand_score(TRUTH, PRED)
+    assert fcm.evaluate(TRUTH, PRED, metrics=["ARI"]).to_dict() == {"adjusted_rand_score": ari}
+    assert fcm.evaluate(TRUTH, PRED, metrics="ari")["adjusted_rand_score"] == ari
+    assert fcm.compare_many(TRUTH, {"p": PRED}, metrics="ARI").loc["p"].tolist() == [ari]
+    assert fcm.pairwise({"t": TRUTH, "p": PRED}, metric="ari").loc["t", "p"] == ari
+    table = fcm.Contingency.from_labels(TRUTH, PRED)
+    assert fcm.bootstrap(table, "ARI", n_resamples=5, seed=0).estimate == ari
+    ami = fcm.adjusted_mutual_info_score(TRUTH, PRED)
+    assert fcm.permutation_test(table, "ami", n_resamples=5, seed=0).statistic == ami
+    acc = fcm.ContingencyAccumulator().update(TRUTH, PRED)
+    assert acc.evaluate(["V-measure"]).to_dict() == {
+        "v_measure_score": fcm.v_measure_score(TRUTH, PRED)
+    }
+    frame = pd.DataFrame({"cell_type": TRUTH, "leiden": PRED})
+    got = fcm.evaluate_adata(frame, "cell_type", "leiden", metrics=["nmi_max", "Purity"])
+    assert list(got.columns) == ["normalized_mutual_info_score_max", "purity_score"]
+    assert _cli.resolve_metrics(["ari,NMI-max"]) == [
+        "adjusted_rand_score",
+        "normalized_mutual_info_score_max",
+    ]
+
+
+def test_plot_scores_takes_short_names_and_marks_a_distance_at_its_lowest():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from fastcluster_metrics import plot
+
+    runs = {1: np.zeros(10, int), 3: TRUTH, 4: PRED}
+    ax = plot.plot_scores(TRUTH, runs, metrics=["VI", "ARI"], best="ARI", xlabel="k")
+    assert ax.get_title().startswith("best k = 3 by ARI")
+    ax = plot.plot_scores(TRUTH, runs, metrics=["VI", "ARI"], best="vi", xlabel="k")
+    assert ax.get_title().startswith("best k = 3 by VI (0")  # VI is 0 at the truth: lowest
+    plt.close("all")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda name: fcm.evaluate(TRUTH, PRED, metrics=[name]),
+        lambda name: fcm.compare_many(TRUTH, {"p": PRED}, metrics=name),
+        lambda name: fcm.pairwise({"t": TRUTH}, metric=name),
+        lambda name: fcm.bootstrap(fcm.Contingency.from_labels(TRUTH, PRED), name),
+        lambda name: fcm.permutation_test(fcm.Contingency.from_labels(TRUTH, PRED), name),
+        lambda name: fcm.ContingencyAccumulator().update(TRUTH, PRED).evaluate([name]),
+    ],
+)
+def test_an_unknown_name_suggests_the_closest_not_the_whole_list(call):
+    with pytest.raises(fcm.InvalidParameterError) as raised:
+        call("adjusted_rand")
+    message = str(raised.value)
+    assert "unknown metric 'adjusted_rand'" in message
+    assert "did you mean 'adjusted_rand_score' (ARI)" in message
+    assert len(message) < 300  # not the 61 names
+
+
+def test_the_cli_says_an_unknown_name_in_one_line(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    path = tmp_path / "cells.csv"
+    pd.DataFrame({"truth": TRUTH, "pred": PRED}).to_csv(path, index=False)
+    status = _cli.main([str(path), "--truth", "truth", "--pred", "pred", "--metrics", "AMl"])
+    err = capsys.readouterr().err.strip()
+    assert status == 2
+    assert "\n" not in err and "unknown metric 'AMl'" in err and "(AMI)" in err
+
+
+# --- no import cycles ---------------------------------------------------------------------------
+
+
+def _imports(path: Path) -> set[str]:
+    """The package modules a module imports (at any depth of its code)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1:
+                if node.module:
+                    found.add(node.module.split(".")[0])
+                else:
+                    found.update(alias.name for alias in node.names)
+            elif node.module and node.module.startswith("fastcluster_metrics"):
+                parts = node.module.split(".")
+                if len(parts) > 1:
+                    found.add(parts[1])
+                else:
+                    found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "fastcluster_metrics":
+                    found.add(parts[1] if len(parts) > 1 else "__init__")
+    return found
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of a directed graph, or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)) is not None:
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)) is not None:
+            return found
+    return None
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_no_import_cycles_between_the_package_modules():
+    modules = {p.stem: p for p in PACKAGE.glob("*.py")}
+    graph = {name: _imports(path) & set(modules) for name, path in modules.items()}
+    # the package's __init__ imports the modules that make its API; modules that import the
+    # package itself (``import fastcluster_metrics as fcm``) depend on all of those
+    cycle = _cycle(graph)
+    assert cycle is None, " -> ".join(cycle or [])
