@@ -37,7 +37,7 @@
 //!   `one_row::measures` (their measures).
 //! - `counted`: [`Counted`], the table in whichever form its count left it, and the
 //!   [`Measures`] every form answers.
-//! - `count`: the one pass over the labels: the driver ([`count`], [`count_compact`],
+//! - `count`: the one pass over the labels: the driver ([`count()`], [`count_compact`],
 //!   [`count_columns`], [`count_one`]); `count::window`, dense window counting;
 //!   `count::counter`, a thread's counter (its window, the hash map and its spill);
 //!   `count::growth`, the window's growth policy.

@@ -74,7 +74,7 @@ pub(super) fn bd0(x: f64, m: f64, d: f64) -> f64 {
         let mut ej = 2.0 * x * v;
         v *= v;
         // |v| < 0.1: each term is below a hundredth of the last, so about nine terms;
-        // their divisors' reciprocals from a table (a division each was half the time).
+        // their divisors' reciprocals from a table (not a division each).
         let mut j = 1;
         loop {
             ej *= v;
@@ -148,7 +148,9 @@ pub(super) fn ln_binomial(x: u64, n: u64, draws: u64, total: u64) -> f64 {
     lc - 0.5 * lf
 }
 
-/// ln_hypergeometric(k, a, n - a, b), to the bit; `ln_draws` as in [`pair_emi`].
+/// ln P(k) for the hypergeometric distribution of k white balls among `b` drawn from
+/// `a` white and `n - a` black ones; `ln_draws` is `ln_binomial(b, n, b, n)`, the same
+/// for every row.
 pub(super) fn ln_pmf(k: u64, a: u64, b: u64, n: u64, ln_draws: f64) -> f64 {
     ln_binomial(k, a, b, n) + ln_binomial(b - k, n - a, b, n) - ln_draws
 }

@@ -97,8 +97,7 @@ pub(crate) fn emi_of_sizes(rows: &[(u64, u64)], cols: &[(u64, u64)], n: u64) -> 
     total.value()
 }
 
-/// Size pairs per block of the expected mutual information's sum (a block takes tens
-/// of microseconds).
+/// Size pairs per block of the expected mutual information's sum.
 pub(crate) const EMI_BLOCK: usize = 64;
 
 /// The distinct non-zero sizes in `sums`, each with how often it occurs.

@@ -7,7 +7,7 @@ use crate::numeric::{ln_small, Sum, LN_SMALL};
 use super::loader::{bd0, ln_pmf};
 use super::strided::{pair_emi_strided, STOP, STRIDE_SD};
 
-/// Where a pair's sum in [`pair_emi`] starts, and what each of its terms needs.
+/// Where a pair's sum ([`pair_walk`]) starts, and what each of its terms needs.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Start {
     pub(super) a: u64,
@@ -34,7 +34,8 @@ pub(super) struct Start {
     pub(super) doubles: bool,
 }
 
-/// [`pair_start`] of a row and a column size given with their logarithms.
+/// The start of a pair's sum, of a row and a column size given with their logarithms;
+/// `None` when its support is empty or only 0 (no terms).
 pub(super) fn pair_start_ln(
     (a, ln_a): (u64, f64),
     (b, ln_b): (u64, f64),

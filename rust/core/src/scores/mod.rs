@@ -2,10 +2,10 @@
 //!
 //! The information measures follow scikit-learn's formulas term for term
 //! (including its conventions for degenerate tables), with compensated sums;
-//! the pair counts are exact integers. The pair sums and the purity are in [`pairs`],
-//! the entropy and the mutual information in [`info`], the expected mutual information
-//! in [`crate::emi`]; the measures of the compact forms of a table are in
-//! [`crate::one_row`].
+//! the pair counts are exact integers. The pair sums and the purity are in `pairs`,
+//! the entropy and the mutual information in `info`, the expected mutual information
+//! in `crate::emi`; the measures of the compact forms of a table are in
+//! `crate::one_row::measures`.
 
 mod info;
 mod pairs;
@@ -24,8 +24,7 @@ pub use pairs::{pair_sums, purity, PairSums};
 /// threads (the same values, sooner than one after the other).
 pub fn ami_parts(t: &Table) -> AmiParts {
     let entropies = || (entropy(&t.row_sums), entropy(&t.col_sums));
-    // A small table's parts take a few microseconds: less than waking the pool's threads
-    // (tens of microseconds here when they sleep between calls).
+    // A small table's parts take less time than waking the pool's threads.
     let small = t.n_rows().saturating_mul(t.n_cols()) <= EMI_BLOCK;
     let ((mutual_info, expected), (entropy_rows, entropy_cols)) = if pool::threads() > 1 && !small {
         pool::run(|| {
