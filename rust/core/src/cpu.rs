@@ -68,12 +68,6 @@ pub(crate) fn run_best<K: Kernel>(builds: &[Build], kernel: K) -> K::Output {
     kernel.run()
 }
 
-/// `kernel` in `build`, if this CPU can run it (to compare the builds).
-#[cfg(test)]
-pub(crate) fn run_on<K: Kernel>(build: Build, kernel: K) -> Option<K::Output> {
-    has(build).then(|| run_built(build, kernel).unwrap_or_else(K::run))
-}
-
 /// `kernel` in `build`, which the caller has found this CPU can run; the kernel back
 /// where no build but the baseline exists (for the caller to run it where it is).
 #[inline(always)]
@@ -301,4 +295,15 @@ fn compact_u16_avx512(
         j += 16;
     }
     (j, m)
+}
+
+/// Helpers of the tests: each build on its own.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{has, run_built, Build, Kernel};
+
+    /// `kernel` in `build`, if this CPU can run it (to compare the builds).
+    pub(crate) fn run_on<K: Kernel>(build: Build, kernel: K) -> Option<K::Output> {
+        has(build).then(|| run_built(build, kernel).unwrap_or_else(K::run))
+    }
 }

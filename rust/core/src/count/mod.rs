@@ -461,10 +461,10 @@ mod tests {
         let want = cells(count_block_impl(&a, &b));
         let want_wide = cells(count_block_impl(&w, &b));
         for build in [Build::Avx2, Build::Avx512] {
-            if let Some(c) = cpu::run_on(build, CountBlock(&a, &b)) {
+            if let Some(c) = cpu::testing::run_on(build, CountBlock(&a, &b)) {
                 assert_eq!(cells(c), want);
             }
-            if let Some(c) = cpu::run_on(build, CountBlock(&w, &b)) {
+            if let Some(c) = cpu::testing::run_on(build, CountBlock(&w, &b)) {
                 assert_eq!(cells(c), want_wide);
             }
         }

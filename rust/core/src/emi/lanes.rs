@@ -423,12 +423,12 @@ mod tests {
             let nf = n as f64;
             let (v, scalar) = if same {
                 (
-                    cpu::run_on(Build::Avx512Dq, Lanes::<true>(&w, nf, ln)),
+                    cpu::testing::run_on(Build::Avx512Dq, Lanes::<true>(&w, nf, ln)),
                     lanes::<true>(&w, nf, ln),
                 )
             } else {
                 (
-                    cpu::run_on(Build::Avx512Dq, Lanes::<false>(&w, nf, ln)),
+                    cpu::testing::run_on(Build::Avx512Dq, Lanes::<false>(&w, nf, ln)),
                     lanes::<false>(&w, nf, ln),
                 )
             };
