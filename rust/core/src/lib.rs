@@ -14,7 +14,11 @@
 //! # Layout
 //!
 //! Each module holds one concern, and the modules import one another without cycles
-//! (`tests/layout.rs` checks it). From the bottom up:
+//! (`tests/layout.rs` checks it): each module below imports only modules listed before
+//! it, and within a folder a submodule imports its siblings but not its parent (but for
+//! `table::dense`, which extends the parent's `Table` and which the parent never names).
+//! Modules use one another by their own paths, never through this root's re-exports.
+//! From the bottom up:
 //!
 //! - `error`: [`Error`]. `label`: the [`Label`] trait (integer labels as
 //!   order-preserving `u64` keys) and [`KeyKind`]. [`pool`]: the one thread pool.
