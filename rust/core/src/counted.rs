@@ -1,137 +1,256 @@
-//! A counted table in either of its forms, and every measure of it.
+//! A counted table in whichever form its count left it, and what every form answers.
 
 use std::sync::OnceLock;
 
-use crate::one_row::OneRow;
+use crate::one_row::{OneRow, Singletons};
 use crate::scores::{self, AmiParts, PairSums};
 use crate::table::{Keys, Table};
 
-/// A counted table, in the form its count left it: a [`Table`], or a table whose every
-/// column has one non-empty row (each cluster within one class) kept as the map it was
-/// counted in ([`OneRow`]: four bytes a cluster key, where a [`Table`] takes 32 a
-/// cluster), or, for all singletons counted for their measures only, as its rows alone.
-/// A map's [`Table`] is built the first time it is asked for. Every measure is computed
-/// from any form.
+/// What every form of a counted table answers: its shape and sums, and every measure.
+pub trait Measures {
+    /// Number of samples.
+    fn n(&self) -> u64;
+    fn n_rows(&self) -> usize;
+    fn n_cols(&self) -> usize;
+    /// Number of non-zero cells.
+    fn nnz(&self) -> usize;
+    /// The rows' keys.
+    fn rows(&self) -> &Keys;
+    fn row_sums(&self) -> &[u64];
+    /// See [`scores::pair_sums`].
+    fn pair_sums(&self) -> PairSums;
+    /// The [`scores::entropy`] of the rows.
+    fn entropy_rows(&self) -> f64 {
+        scores::entropy(self.row_sums())
+    }
+    /// The [`scores::entropy`] of the columns.
+    fn entropy_cols(&self) -> f64;
+    /// See [`scores::mutual_info`].
+    fn mutual_info(&self) -> f64;
+    /// See [`scores::expected_mutual_info`].
+    fn expected_mutual_info(&self) -> f64;
+    /// See [`scores::ami_parts`].
+    fn ami_parts(&self) -> AmiParts;
+    /// See [`scores::purity`].
+    fn purity(&self) -> f64;
+}
+
+impl Measures for Table {
+    fn n(&self) -> u64 {
+        self.n
+    }
+
+    fn n_rows(&self) -> usize {
+        Table::n_rows(self)
+    }
+
+    fn n_cols(&self) -> usize {
+        Table::n_cols(self)
+    }
+
+    fn nnz(&self) -> usize {
+        self.cell_count.len()
+    }
+
+    fn rows(&self) -> &Keys {
+        &self.rows
+    }
+
+    fn row_sums(&self) -> &[u64] {
+        &self.row_sums
+    }
+
+    fn pair_sums(&self) -> PairSums {
+        scores::pair_sums(self)
+    }
+
+    fn entropy_cols(&self) -> f64 {
+        scores::entropy(&self.col_sums)
+    }
+
+    fn mutual_info(&self) -> f64 {
+        scores::mutual_info(self)
+    }
+
+    fn expected_mutual_info(&self) -> f64 {
+        scores::expected_mutual_info(self)
+    }
+
+    fn ami_parts(&self) -> AmiParts {
+        scores::ami_parts(self)
+    }
+
+    fn purity(&self) -> f64 {
+        scores::purity(self)
+    }
+}
+
+/// The measures of a compact form ([`OneRow`], [`Singletons`]), from its own methods.
+macro_rules! compact_measures {
+    ($form:ty) => {
+        impl Measures for $form {
+            fn n(&self) -> u64 {
+                <$form>::n(self)
+            }
+
+            fn n_rows(&self) -> usize {
+                <$form>::n_rows(self)
+            }
+
+            fn n_cols(&self) -> usize {
+                <$form>::n_cols(self)
+            }
+
+            /// One cell a column.
+            fn nnz(&self) -> usize {
+                <$form>::n_cols(self)
+            }
+
+            fn rows(&self) -> &Keys {
+                <$form>::rows(self)
+            }
+
+            fn row_sums(&self) -> &[u64] {
+                <$form>::row_sums(self)
+            }
+
+            fn pair_sums(&self) -> PairSums {
+                <$form>::pair_sums(self)
+            }
+
+            fn entropy_cols(&self) -> f64 {
+                <$form>::entropy_cols(self)
+            }
+
+            fn mutual_info(&self) -> f64 {
+                <$form>::mutual_info(self)
+            }
+
+            fn expected_mutual_info(&self) -> f64 {
+                <$form>::expected_mutual_info(self)
+            }
+
+            fn ami_parts(&self) -> AmiParts {
+                <$form>::ami_parts(self)
+            }
+
+            /// Each cluster's majority is all of it.
+            fn purity(&self) -> f64 {
+                1.0
+            }
+        }
+    };
+}
+
+compact_measures!(OneRow);
+compact_measures!(Singletons);
+
+/// A counted table, in the form its count left it. Every measure is computed from any
+/// form ([`Measures`]).
 #[derive(Debug)]
 pub enum Counted {
+    /// A [`Table`].
     Table(Table),
-    OneRow(OneRow, OnceLock<Option<Table>>),
+    /// A table whose every column has one non-empty row (each cluster within one class),
+    /// kept as the map it was counted in ([`OneRow`]: four bytes a cluster key, where a
+    /// [`Table`] takes 32 a cluster); its [`Table`] is built the first time it is asked
+    /// for.
+    OneRow(OneRow, OnceLock<Table>),
+    /// All singletons counted for their measures only, kept as their rows alone
+    /// ([`Singletons`]): it has no cells.
+    Singletons(Singletons),
+}
+
+/// `$f` of the form of `$counted`, as [`Measures`] answers it.
+macro_rules! of_form {
+    ($counted:expr, $f:ident) => {
+        match $counted {
+            Counted::Table(t) => Measures::$f(t),
+            Counted::OneRow(o, _) => Measures::$f(o),
+            Counted::Singletons(s) => Measures::$f(s),
+        }
+    };
 }
 
 impl Counted {
     /// The table as a [`Table`] (built from the map the first time, for a [`OneRow`]);
-    /// `None` for singletons counted for their measures only.
+    /// `None` for [`Singletons`], which have no cells.
     pub fn table(&self) -> Option<&Table> {
         match self {
             Counted::Table(t) => Some(t),
-            Counted::OneRow(o, full) => full.get_or_init(|| o.table()).as_ref(),
+            Counted::OneRow(o, full) => Some(full.get_or_init(|| o.table())),
+            Counted::Singletons(_) => None,
         }
     }
 
-    /// The [`Table`], taken; `None` for singletons counted for their measures only.
+    /// The [`Table`], taken; `None` for [`Singletons`], which have no cells.
     pub fn into_table(self) -> Option<Table> {
         match self {
             Counted::Table(t) => Some(t),
-            Counted::OneRow(o, full) => full.into_inner().unwrap_or_else(|| o.table()),
+            Counted::OneRow(o, full) => Some(full.into_inner().unwrap_or_else(|| o.table())),
+            Counted::Singletons(_) => None,
         }
     }
 
     /// Number of samples.
     pub fn n(&self) -> u64 {
-        match self {
-            Counted::Table(t) => t.n,
-            Counted::OneRow(o, _) => o.n(),
-        }
+        of_form!(self, n)
     }
 
     pub fn n_rows(&self) -> usize {
-        match self {
-            Counted::Table(t) => t.n_rows(),
-            Counted::OneRow(o, _) => o.n_rows(),
-        }
+        of_form!(self, n_rows)
     }
 
     pub fn n_cols(&self) -> usize {
-        match self {
-            Counted::Table(t) => t.n_cols(),
-            Counted::OneRow(o, _) => o.n_cols(),
-        }
+        of_form!(self, n_cols)
     }
 
     /// Number of non-zero cells.
     pub fn nnz(&self) -> usize {
-        match self {
-            Counted::Table(t) => t.cell_count.len(),
-            Counted::OneRow(o, _) => o.n_cols(),
-        }
+        of_form!(self, nnz)
     }
 
     /// The rows' keys.
     pub fn rows(&self) -> &Keys {
-        match self {
-            Counted::Table(t) => &t.rows,
-            Counted::OneRow(o, _) => o.rows(),
-        }
+        of_form!(self, rows)
     }
 
     pub fn row_sums(&self) -> &[u64] {
-        match self {
-            Counted::Table(t) => &t.row_sums,
-            Counted::OneRow(o, _) => o.row_sums(),
-        }
+        of_form!(self, row_sums)
     }
 
     /// See [`scores::pair_sums`].
     pub fn pair_sums(&self) -> PairSums {
-        match self {
-            Counted::Table(t) => scores::pair_sums(t),
-            Counted::OneRow(o, _) => scores::one_row::pair_sums(o),
-        }
+        of_form!(self, pair_sums)
     }
 
     /// The [`scores::entropy`] of the rows.
     pub fn entropy_rows(&self) -> f64 {
-        scores::entropy(self.row_sums())
+        of_form!(self, entropy_rows)
     }
 
     /// The [`scores::entropy`] of the columns.
     pub fn entropy_cols(&self) -> f64 {
-        match self {
-            Counted::Table(t) => scores::entropy(&t.col_sums),
-            Counted::OneRow(o, _) => scores::one_row::entropy_cols(o),
-        }
+        of_form!(self, entropy_cols)
     }
 
     /// See [`scores::mutual_info`].
     pub fn mutual_info(&self) -> f64 {
-        match self {
-            Counted::Table(t) => scores::mutual_info(t),
-            Counted::OneRow(o, _) => scores::one_row::mutual_info(o),
-        }
+        of_form!(self, mutual_info)
     }
 
     /// See [`scores::expected_mutual_info`].
     pub fn expected_mutual_info(&self) -> f64 {
-        match self {
-            Counted::Table(t) => scores::expected_mutual_info(t),
-            Counted::OneRow(o, _) => scores::one_row::expected_mutual_info(o),
-        }
+        of_form!(self, expected_mutual_info)
     }
 
     /// See [`scores::ami_parts`].
     pub fn ami_parts(&self) -> AmiParts {
-        match self {
-            Counted::Table(t) => scores::ami_parts(t),
-            Counted::OneRow(o, _) => scores::one_row::ami_parts(o),
-        }
+        of_form!(self, ami_parts)
     }
 
     /// See [`scores::purity`].
     pub fn purity(&self) -> f64 {
-        match self {
-            Counted::Table(t) => scores::purity(t),
-            // Each cluster's majority is all of it.
-            Counted::OneRow(..) => 1.0,
-        }
+        of_form!(self, purity)
     }
 }

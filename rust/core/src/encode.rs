@@ -10,8 +10,8 @@ use hashbrown::HashMap;
 
 use rayon::prelude::*;
 
+use crate::error::Error;
 use crate::pool;
-use crate::Error;
 
 /// The code that marks a missing label; it sorts after every real label.
 pub const MISSING: u32 = u32::MAX;

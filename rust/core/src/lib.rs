@@ -5,27 +5,73 @@
 //! measure in [`scores`] is derived from that table, never from the labels again.
 //! [`count_compact`] keeps a table whose every column has one non-empty row (each
 //! cluster within one class, as all-singleton predictions are) in the compact form it
-//! was counted in ([`Counted`]); its measures come from that form.
+//! was counted in; [`Counted`] holds a table in whichever form, and every form answers
+//! the same [`Measures`].
 //!
 //! This crate knows nothing of Python: it works on plain slices of integers and
-//! returns [`Error`] for bad input instead of panicking. Its `unsafe` is confined to
-//! `count.rs`: calling the AVX2 and AVX-512 builds of the counting loop after the CPU
-//! was found to have those instructions, and a cache prefetch hint (which reads nothing).
+//! returns [`Error`] for bad input instead of panicking.
+//!
+//! # Layout
+//!
+//! Each module holds one concern, and the modules import one another without cycles
+//! (`tests/layout.rs` checks it): each module below imports only modules listed before
+//! it, and within a folder a submodule imports its siblings but not its parent (but for
+//! `table::dense`, which extends the parent's `Table` and which the parent never names).
+//! Modules use one another by their own paths, never through this root's re-exports.
+//! From the bottom up:
+//!
+//! - `error`: [`Error`]. `label`: the [`Label`] trait (integer labels as
+//!   order-preserving `u64` keys) and [`KeyKind`]. [`pool`]: the one thread pool.
+//! - `numeric`: Neumaier's compensated sum and the logarithms of small counts.
+//! - `cpu`: what the CPU can do, asked at run time, and the code built for it: every
+//!   `#[target_feature]` function (the AVX2 and AVX-512 builds of generic loops, the two
+//!   loops written with AVX-512 intrinsics) and the cache prefetch hint.
+//! - `table`: the [`Table`] and its building from listed cells; `table::sort`, the
+//!   sorting and indexing of the cells' keys; `table::dense`, the table of a dense
+//!   window of counts.
+//! - `emi`: the expected mutual information, over pairs of row and column sizes:
+//!   `emi::loader` (Loader's probabilities), `emi::walk` (one pair's sum from its
+//!   mode), `emi::lanes` (eight pairs side by side), `emi::strided` (one pair's sum on
+//!   a stride).
+//! - [`scores`]: every measure of a [`Table`]: `scores::pairs` (pair sums, purity),
+//!   `scores::info` (entropy, mutual information), and the adjusted mutual
+//!   information's parts side by side.
+//! - `one_row`: tables whose every column has one non-empty row: `one_row::form` (the
+//!   compact forms [`OneRow`] and [`Singletons`]), `one_row::count` (their counting),
+//!   `one_row::measures` (their measures).
+//! - `counted`: [`Counted`], the table in whichever form its count left it, and the
+//!   [`Measures`] every form answers.
+//! - `count`: the one pass over the labels: the driver ([`count()`], [`count_compact`],
+//!   [`count_columns`], [`count_one`]); `count::window`, dense window counting;
+//!   `count::counter`, a thread's counter (its window, the hash map and its spill);
+//!   `count::growth`, the window's growth policy.
+//! - [`encode`]: string and byte labels as dense codes.
+//!
+//! `unsafe` is denied at the crate root and allowed in two modules only: `cpu` (calling
+//! the `#[target_feature]` functions after the CPU was found to have the features, the
+//! AVX-512 intrinsics' loads and masked stores, and the prefetch hint, which reads
+//! nothing), and `table::dense` (setting the length of the cell vectors after every
+//! place was written). Each `unsafe` block says why it is sound in a `// SAFETY:`
+//! comment.
 #![deny(unsafe_code)]
 
 mod count;
 mod counted;
+#[allow(unsafe_code)]
+mod cpu;
+mod emi;
 pub mod encode;
 mod error;
 mod label;
+mod numeric;
 mod one_row;
 pub mod pool;
 pub mod scores;
 mod table;
 
 pub use count::{count, count_columns, count_compact, count_one};
-pub use counted::Counted;
+pub use counted::{Counted, Measures};
 pub use error::Error;
 pub use label::{Constant, KeyKind, Label};
-pub use one_row::OneRow;
+pub use one_row::{OneRow, Singletons};
 pub use table::{Keys, Table};

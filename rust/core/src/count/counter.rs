@@ -1,0 +1,166 @@
+//! One thread's counter: its dense window, and for pairs outside any affordable window
+//! a hash map with a fixed-seed hasher, which past [`SPILL_AT`] distinct pairs spills
+//! pairs to a list instead, sorted once at the end.
+
+use foldhash::fast::FixedState;
+use hashbrown::HashMap;
+
+use crate::label::Label;
+
+use super::growth::{Growth, Place, Span};
+use super::window::{Window, CHUNK};
+
+/// Distinct pairs in a counter's hash map beyond which it spills pairs to a list.
+const SPILL_AT: usize = 1 << 16;
+
+/// Per-chunk buffers: cell indices and widened keys.
+pub(super) struct Scratch {
+    cells: [u32; CHUNK],
+    ka: [u64; CHUNK],
+    kb: [u64; CHUNK],
+}
+
+impl Scratch {
+    pub(super) fn new() -> Self {
+        Scratch {
+            cells: [0; CHUNK],
+            ka: [0; CHUNK],
+            kb: [0; CHUNK],
+        }
+    }
+}
+
+/// Writes the keys of `src` into `dst`; returns their minimum and maximum.
+#[inline(always)]
+fn widen<T: Label>(src: &[T], dst: &mut [u64]) -> (u64, u64) {
+    let mut lo = u64::MAX;
+    let mut hi = 0;
+    for (d, &s) in dst.iter_mut().zip(src) {
+        let k = s.key();
+        *d = k;
+        lo = lo.min(k);
+        hi = hi.max(k);
+    }
+    (lo, hi)
+}
+
+pub(super) struct Counter {
+    pub(super) window: Option<Window>,
+    sparse: HashMap<(u64, u64), u64, FixedState>,
+    /// Once the hash map holds `SPILL_AT` pairs (many distinct pairs, such as
+    /// all-singleton clusters), pairs outside the window are appended here instead
+    /// and sorted once at the end, which costs less than hashing them.
+    spill: Vec<(u64, u64, u64)>,
+    growth: Growth,
+}
+
+impl Counter {
+    pub(super) fn new(limit: u64) -> Self {
+        Counter {
+            window: None,
+            sparse: HashMap::with_hasher(FixedState::default()),
+            spill: Vec::new(),
+            growth: Growth::new(limit),
+        }
+    }
+
+    /// Whether every pair went to the window (its cells then come out sorted).
+    pub(super) fn is_dense(&self) -> bool {
+        self.sparse.is_empty() && self.spill.is_empty()
+    }
+
+    /// Creates the window, if affordable, for the key ranges of the first samples.
+    pub(super) fn first_window<A: Label, B: Label>(&mut self, a: &[A], b: &[B]) {
+        if a.is_empty() {
+            return;
+        }
+        let range = |keys: &mut dyn Iterator<Item = u64>| {
+            keys.fold((u64::MAX, 0), |(lo, hi), k| (lo.min(k), hi.max(k)))
+        };
+        let span = Span::new(
+            range(&mut a.iter().map(|x| x.key())),
+            range(&mut b.iter().map(|y| y.key())),
+        );
+        self.try_grow(span, Span::of_types::<A, B>());
+    }
+
+    /// Counts one chunk (at most `CHUNK` pairs); `ahead` is the next chunk, to prefetch.
+    #[inline(always)]
+    pub(super) fn add_chunk<A: Label, B: Label>(
+        &mut self,
+        (ca, cb): (&[A], &[B]),
+        ahead: (&[A], &[B]),
+        s: &mut Scratch,
+    ) {
+        let m = ca.len();
+        // Fast path: the chunk falls in the window; one fused loop computes every cell index.
+        if let Some(w) = &mut self.window {
+            if w.index(ca, cb, &mut s.cells[..m]) {
+                w.add_cells(&s.cells[..m], ahead);
+                return;
+            }
+        }
+        let span = Span::new(widen(ca, &mut s.ka[..m]), widen(cb, &mut s.kb[..m]));
+        self.add(&s.ka[..m], &s.kb[..m], span, Span::of_types::<A, B>());
+    }
+
+    /// Counts pairs of keys within `span`; `types` is the key range of the label types.
+    fn add(&mut self, ka: &[u64], kb: &[u64], span: Span, types: Span) {
+        if !self.window.as_ref().is_some_and(|w| w.covers(span)) {
+            self.try_grow(span, types);
+        }
+        match &mut self.window {
+            Some(w) if w.covers(span) => w.add(ka, kb),
+            _ if !self.spill.is_empty() => {
+                self.spill
+                    .extend(ka.iter().zip(kb).map(|(&x, &y)| (x, y, 1)));
+            }
+            _ => {
+                for (&x, &y) in ka.iter().zip(kb) {
+                    *self.sparse.entry((x, y)).or_insert(0) += 1;
+                }
+                if self.sparse.len() >= SPILL_AT {
+                    self.spill.reserve(2 * SPILL_AT);
+                    self.spill
+                        .extend(self.sparse.drain().map(|((x, y), c)| (x, y, c)));
+                }
+            }
+        }
+    }
+
+    /// Grows (or creates) the window to cover `span`, with room to spare, if
+    /// that stays within the limit ([`Growth::next`]); otherwise leaves it as it is.
+    fn try_grow(&mut self, span: Span, types: Span) {
+        let place = self.window.as_ref().map(|w| Place {
+            a0: w.a0,
+            na: w.na,
+            b0: w.b0,
+            nb: w.nb,
+        });
+        let Some((a, b)) = self.growth.next(place, span, types) else {
+            return;
+        };
+        let mut window = Window::new(a, b);
+        if let Some(old) = self.window.take() {
+            window.absorb(old);
+        }
+        self.window = Some(window);
+    }
+
+    /// Appends every non-zero `(key_a, key_b, count)`; the window's come in key order.
+    pub(super) fn drain_into(self, out: &mut Vec<(u64, u64, u64)>) {
+        if let Some(mut w) = self.window {
+            w.fold();
+            for (i, row) in w.counts.chunks_exact(w.nb as usize).enumerate() {
+                let ka = w.a0 + i as u64;
+                for (j, &c) in row.iter().enumerate() {
+                    if c != 0 {
+                        out.push((ka, w.b0 + j as u64, c));
+                    }
+                }
+            }
+        }
+        out.extend(self.sparse.into_iter().map(|((x, y), c)| (x, y, c)));
+        out.extend(self.spill);
+    }
+}

@@ -1,0 +1,604 @@
+//! The one pass over the labels: the driver.
+//!
+//! Each thread takes a contiguous block of both label slices and walks it in
+//! small chunks. A chunk's labels are widened to `u64` keys (order-preserving,
+//! see [`Label`]) in a stack buffer together with their minimum and maximum.
+//! When the chunk's key ranges fit the thread's dense window (a small
+//! row-major array of counts, [`window`]), each pair is one indexed increment; the
+//! window grows ([`growth`]) while it stays below a size limit. Pairs outside any
+//! affordable window go to the counter's hash map ([`counter`]). The per-thread
+//! counters are merged into one [`Table`]. Tables whose every column has one non-empty
+//! row, too wide for a window, are counted by [`crate::one_row`] instead.
+
+mod counter;
+mod growth;
+mod window;
+
+use rayon::prelude::*;
+
+use crate::counted::Counted;
+use crate::cpu::{self, Build, Kernel};
+use crate::error::Error;
+use crate::label::{Constant, Label};
+use crate::one_row;
+use crate::pool;
+use crate::table::Table;
+
+use counter::{Counter, Scratch};
+use growth::{cells, window_limit, WINDOW_MAX, WINDOW_MIN};
+use window::{Window, CHUNK};
+
+/// Below this many samples the pass runs on the calling thread.
+const PARALLEL_MIN: usize = 1 << 16;
+
+/// Builds the contingency table of two labelings in one pass.
+pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
+    let threads = threads_for(a, b)?;
+    // Clusters each within one class (all singletons, say), too many for a window.
+    if let Some(probe) = probe(a, b, threads) {
+        if let Some(map) = one_row::count_map(a, b, &probe) {
+            return Ok(map.table());
+        }
+    }
+    count_usual(a, b, threads)
+}
+
+/// [`count`], keeping a table whose every column has one non-empty row in the compact
+/// form it was counted in ([`Counted::OneRow`]) when it has many columns. Unless `cells`
+/// (its cells will be asked for), a table of singletons is counted and kept by its rows
+/// alone ([`Counted::Singletons`]).
+pub fn count_compact<A: Label, B: Label>(a: &[A], b: &[B], cells: bool) -> Result<Counted, Error> {
+    let threads = threads_for(a, b)?;
+    // Clusters each within one class (all singletons, say), too many for a window.
+    if let Some(probe) = probe(a, b, threads) {
+        if !cells {
+            if let Some(singletons) = one_row::count_singletons(a, b, &probe, threads) {
+                return Ok(Counted::Singletons(singletons));
+            }
+        }
+        if let Some(map) = one_row::count_map(a, b, &probe) {
+            return Ok(if map.worth_keeping() {
+                Counted::OneRow(map, Default::default())
+            } else {
+                // A map holds its table.
+                Counted::Table(map.table())
+            });
+        }
+    }
+    count_usual(a, b, threads).map(Counted::Table)
+}
+
+/// The threads to count `a` and `b` on; an error if their lengths differ.
+fn threads_for<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<usize, Error> {
+    if a.len() != b.len() {
+        return Err(Error::LengthMismatch {
+            left: a.len(),
+            right: b.len(),
+        });
+    }
+    Ok(if a.len() >= PARALLEL_MIN {
+        pool::threads()
+    } else {
+        1
+    })
+}
+
+/// The key ranges of `a` and `b` if every column of their table may have one non-empty
+/// row and the table is too wide for a window ([`one_row::probe`]); only tried from
+/// [`PARALLEL_MIN`] samples.
+fn probe<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Option<one_row::Probe> {
+    if a.len() < PARALLEL_MIN {
+        return None;
+    }
+    one_row::probe(a, b, 2 * WINDOW_MAX, threads)
+}
+
+/// [`count`] by windows and hash maps, on `threads` threads.
+fn count_usual<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Result<Table, Error> {
+    if threads <= 1 {
+        return count_in(a, b, 1);
+    }
+    // Every step in one visit to the pool: each visit from outside it waits for a pool
+    // thread to wake and then for the caller to.
+    pool::run(|| count_in(a, b, threads))
+}
+
+/// [`count`] on `threads` threads, from a thread of the pool if more than one.
+pub(crate) fn count_in<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    threads: usize,
+) -> Result<Table, Error> {
+    let n = a.len();
+    let counters: Vec<Counter> = if threads <= 1 {
+        vec![count_block(a, b)]
+    } else {
+        let block = n.div_ceil(threads);
+        pool::run(|| {
+            a.par_chunks(block)
+                .zip(b.par_chunks(block))
+                .map(|(x, y)| count_block(x, y))
+                .collect()
+        })
+    };
+    let mut counters = merge_windows(counters);
+    if let [counter] = &mut counters[..] {
+        if counter.is_dense() {
+            if let Some(w) = &mut counter.window {
+                if let Some(narrow) = w.narrow_only() {
+                    return Table::from_dense(w.a0, w.b0, w.nb as usize, narrow, A::KIND, B::KIND);
+                }
+                w.fold();
+                return Table::from_dense(w.a0, w.b0, w.nb as usize, &w.counts, A::KIND, B::KIND);
+            }
+        }
+    }
+    let mut cells = Vec::new();
+    let sorted = counters.len() == 1 && counters[0].is_dense();
+    for counter in counters {
+        counter.drain_into(&mut cells);
+    }
+    Table::from_key_cells(cells, sorted, A::KIND, B::KIND, threads)
+}
+
+/// Per-thread counters that counted everything in their windows are added into one
+/// window spanning them all (when that stays affordable): a sequential pass instead of
+/// sorting their cells, which for wide tables (a million cells) cost more than counting.
+fn merge_windows(counters: Vec<Counter>) -> Vec<Counter> {
+    if counters.len() < 2 || !counters.iter().all(|c| c.is_dense() && c.window.is_some()) {
+        return counters;
+    }
+    let windows = counters.iter().filter_map(|c| c.window.as_ref());
+    let (mut a_lo, mut a_hi, mut b_lo, mut b_hi) = (u64::MAX, 0, u64::MAX, 0);
+    for w in windows {
+        a_lo = a_lo.min(w.a0);
+        a_hi = a_hi.max(w.a0 + (w.na - 1));
+        b_lo = b_lo.min(w.b0);
+        b_hi = b_hi.max(w.b0 + (w.nb - 1));
+    }
+    let merged_cells = cells((a_lo, a_hi), (b_lo, b_hi));
+    let total: u64 = counters
+        .iter()
+        .filter_map(|c| c.window.as_ref())
+        .map(|w| w.na * w.nb)
+        .sum();
+    // Affordable: no bigger than the windows together (plus a little), and than the cap.
+    if !merged_cells.is_some_and(|m| m <= total.max(WINDOW_MIN) * 2 && m <= 2 * WINDOW_MAX) {
+        return counters;
+    }
+    // Into a window that already spans them all (the usual case: every thread saw every
+    // label), else into a new one: no allocation, and one pass fewer, for wide tables.
+    let mut windows: Vec<Window> = counters.into_iter().filter_map(|c| c.window).collect();
+    let spans_all = |w: &Window| {
+        w.a0 == a_lo && w.na == a_hi - a_lo + 1 && w.b0 == b_lo && w.nb == b_hi - b_lo + 1
+    };
+    let mut merged = match windows.iter().position(spans_all) {
+        Some(k) => windows.swap_remove(k),
+        None => Window::new((a_lo, a_hi), (b_lo, b_hi)),
+    };
+    for w in windows {
+        merged.absorb(w);
+    }
+    let mut out = Counter::new(0);
+    out.window = Some(merged);
+    vec![out]
+}
+
+/// The one-column table of a single labeling: its class sizes, in one pass.
+pub fn count_one<A: Label>(a: &[A]) -> Result<Table, Error> {
+    // A slice of a zero-sized type: no memory, and the pass reads only `a`.
+    let constant = vec![Constant; a.len()];
+    count(a, &constant)
+}
+
+/// Counts one block, with the widest vector instructions the CPU has: the fused index
+/// loop vectorizes with AVX2.
+fn count_block<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
+    cpu::run_best(&[Build::Avx512, Build::Avx2], CountBlock(a, b))
+}
+
+/// [`count_block_impl`] as a [`Kernel`].
+struct CountBlock<'a, A, B>(&'a [A], &'a [B]);
+
+impl<A: Label, B: Label> Kernel for CountBlock<'_, A, B> {
+    type Output = Counter;
+
+    #[inline(always)]
+    fn run(self) -> Counter {
+        count_block_impl(self.0, self.1)
+    }
+}
+
+#[inline(always)]
+fn count_block_impl<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
+    let mut counter = Counter::new(window_limit(a.len(), 1));
+    let mut scratch = Scratch::new();
+    let n = a.len();
+    counter.first_window(&a[..n.min(PRESCAN)], &b[..n.min(PRESCAN)]);
+    let mut i = 0;
+    while i < n {
+        let end = (i + CHUNK).min(n);
+        let ahead = end..(end + CHUNK).min(n);
+        counter.add_chunk(
+            (&a[i..end], &b[i..end]),
+            (&a[ahead.clone()], &b[ahead]),
+            &mut scratch,
+        );
+        i = end;
+    }
+    counter
+}
+
+/// Samples whose key ranges size the first window: the first chunk alone (1,024 samples
+/// of 10,000 clusters miss about 10 at each end) made windows grow once, by doubling,
+/// to twice the cells they needed, every one of which is zeroed and read.
+const PRESCAN: usize = 16 * CHUNK;
+
+/// Builds the tables of one labeling `a` against each column of `b`, a row-major
+/// `a.len() × width` matrix (a C-ordered 2-D array of predictions), in one pass over
+/// both: each chunk of rows is read once, its columns gathered into a small buffer.
+pub fn count_columns<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    width: usize,
+) -> Result<Vec<Table>, Error> {
+    let n = a.len();
+    if n.checked_mul(width) != Some(b.len()) {
+        return Err(Error::LengthMismatch {
+            left: n,
+            right: b.len().checked_div(width).unwrap_or(0),
+        });
+    }
+    if width == 0 {
+        return Ok(Vec::new());
+    }
+    let threads = if n >= PARALLEL_MIN {
+        pool::threads()
+    } else {
+        1
+    };
+    let blocks: Vec<Vec<Counter>> = if threads <= 1 {
+        vec![count_columns_block(a, b, width)]
+    } else {
+        let block = n.div_ceil(threads);
+        pool::run(|| {
+            a.par_chunks(block)
+                .zip(b.par_chunks(block * width))
+                .map(|(x, y)| count_columns_block(x, y, width))
+                .collect()
+        })
+    };
+    let mut per_column: Vec<Vec<Counter>> = (0..width).map(|_| Vec::new()).collect();
+    for counters in blocks {
+        for (k, counter) in counters.into_iter().enumerate() {
+            per_column[k].push(counter);
+        }
+    }
+    per_column
+        .into_iter()
+        .map(|counters| {
+            let counters = merge_windows(counters);
+            let sorted = counters.len() == 1 && counters[0].is_dense();
+            let mut cells = Vec::new();
+            for counter in counters {
+                counter.drain_into(&mut cells);
+            }
+            Table::from_key_cells(cells, sorted, A::KIND, B::KIND, threads)
+        })
+        .collect()
+}
+
+fn count_columns_block<A: Label, B: Label>(a: &[A], b: &[B], width: usize) -> Vec<Counter> {
+    cpu::run_best(&[Build::Avx2], CountColumnsBlock(a, b, width))
+}
+
+/// [`count_columns_block_impl`] as a [`Kernel`].
+struct CountColumnsBlock<'a, A, B>(&'a [A], &'a [B], usize);
+
+impl<A: Label, B: Label> Kernel for CountColumnsBlock<'_, A, B> {
+    type Output = Vec<Counter>;
+
+    #[inline(always)]
+    fn run(self) -> Vec<Counter> {
+        count_columns_block_impl(self.0, self.1, self.2)
+    }
+}
+
+#[inline(always)]
+fn count_columns_block_impl<A: Label, B: Label>(a: &[A], b: &[B], width: usize) -> Vec<Counter> {
+    let limit = window_limit(a.len(), width);
+    let mut counters: Vec<Counter> = (0..width).map(|_| Counter::new(limit)).collect();
+    let mut scratch = Scratch::new();
+    let mut column = [B::default(); CHUNK];
+    for (ca, rows) in a.chunks(CHUNK).zip(b.chunks(CHUNK * width)) {
+        let m = ca.len();
+        for (k, counter) in counters.iter_mut().enumerate() {
+            for (dst, row) in column[..m].iter_mut().zip(rows.chunks_exact(width)) {
+                *dst = row[k];
+            }
+            // The gathered column is in L1 already: nothing to read ahead.
+            counter.add_chunk((ca, &column[..m]), (&[], &[]), &mut scratch);
+        }
+    }
+    counters
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(a: &[i64], b: &[i64]) -> std::collections::BTreeMap<(i64, i64), u64> {
+        let mut m = std::collections::BTreeMap::new();
+        for (&x, &y) in a.iter().zip(b) {
+            *m.entry((x, y)).or_insert(0) += 1;
+        }
+        m
+    }
+
+    fn as_map(t: &Table) -> std::collections::BTreeMap<(i64, i64), u64> {
+        (0..t.cell_count.len())
+            .map(|k| {
+                let r = t.rows.value(t.cell_row[k] as usize) as i64;
+                let c = t.cols.value(t.cell_col[k] as usize) as i64;
+                ((r, c), t.cell_count[k])
+            })
+            .collect()
+    }
+
+    /// A small deterministic generator, so the tests need no crate.
+    fn lcg(seed: &mut u64) -> u64 {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *seed >> 33
+    }
+
+    #[test]
+    fn matches_naive_count_on_many_shapes() {
+        let mut seed = 7;
+        for &(n, ka, kb, spread) in &[
+            (0usize, 1u64, 1u64, 1i64),
+            (1, 1, 1, 1),
+            (1000, 3, 5, 1),
+            (5000, 20, 30, 1),
+            (200_000, 20, 30, 1),
+            (200_000, 1000, 1000, 1),
+            // A wide window, made a table by row blocks on each thread; with empty rows
+            // and columns between the others (keys two apart).
+            (400_000, 300, 300, 1),
+            (400_000, 300, 300, 2),
+            (70_000, 70_000, 50, 1),
+            (100_000, 40, 40, 1 << 40),
+            // Hash map past SPILL_AT pairs: spilled pairs, radix-sorted (packable keys)...
+            (300_000, 300_000, 3, 1 << 33),
+            // ...or comparison-sorted (keys too wide to pack).
+            (300_000, 300_000, 300_000, 1 << 40),
+        ] {
+            let a: Vec<i64> = (0..n)
+                .map(|_| (lcg(&mut seed) % ka) as i64 * spread - 3)
+                .collect();
+            let b: Vec<i64> = (0..n)
+                .map(|_| (lcg(&mut seed) % kb) as i64 * spread)
+                .collect();
+            let t = count(&a, &b).unwrap();
+            assert_eq!(as_map(&t), naive(&a, &b), "n={n} ka={ka} kb={kb}");
+            assert_eq!(t.n, n as u64);
+            assert_eq!(t.row_sums.iter().sum::<u64>(), n as u64);
+            assert_eq!(t.col_sums.iter().sum::<u64>(), n as u64);
+        }
+    }
+
+    #[test]
+    fn sorted_labels_grow_the_window() {
+        let a: Vec<u32> = (0..300_000u32).map(|i| i / 300).collect();
+        let b: Vec<u8> = (0..300_000u32).map(|i| (i % 7) as u8).collect();
+        let t = count(&a, &b).unwrap();
+        assert_eq!(t.rows.keys.len(), 1000);
+        assert_eq!(t.cols.keys.len(), 7);
+        assert!(t.cell_count.iter().all(|&c| c == 42 || c == 43));
+    }
+
+    #[test]
+    fn windows_at_the_ends_of_a_type_range_do_not_alias() {
+        // Chunk by chunk: labels just below the top of the type's range, then nearer the
+        // top (the window grows upwards by its own length, which would reach past the top
+        // if it were not clamped), then at the bottom, whose offsets from the window wrap
+        // around in the `u32` index loop and must still count as outside.
+        fn check<T: Label + Into<i64> + TryFrom<i64>>(top: [T; 3], bottom: &[T]) {
+            let mut a = Vec::new();
+            for (chunk, &(lo, hi)) in [(top[0], top[1]), (top[2], top[2])].iter().enumerate() {
+                let (lo, hi) = (lo.into(), hi.into());
+                a.extend((0..CHUNK as i64).map(|i| {
+                    if chunk == 0 && i == 0 {
+                        lo
+                    } else {
+                        hi - i % (hi - lo + 1)
+                    }
+                }));
+            }
+            let a: Vec<i64> = a
+                .into_iter()
+                .chain(bottom.iter().map(|&x| x.into()))
+                .collect();
+            let b: Vec<u8> = (0..a.len()).map(|i| (i % 2) as u8).collect();
+            let typed: Vec<T> = a.iter().map(|&x| T::try_from(x).ok().unwrap()).collect();
+            let t = count(&typed, &b).unwrap();
+            let wide_b: Vec<i64> = b.iter().map(|&x| i64::from(x)).collect();
+            assert_eq!(as_map(&t), naive(&a, &wide_b));
+        }
+        let bottom: Vec<u32> = (0..CHUNK as u32).map(|i| i % 50).collect();
+        check([u32::MAX - 99, u32::MAX - 9, u32::MAX - 8], &bottom);
+        let bottom: Vec<i16> = (0..CHUNK as i16).map(|i| i16::MIN + i % 50).collect();
+        check([i16::MAX - 99, i16::MAX - 9, i16::MAX - 8], &bottom);
+        let bottom: Vec<i32> = (0..CHUNK as i32).map(|i| i32::MIN + i % 50).collect();
+        check([i32::MAX - 99, i32::MAX - 9, i32::MAX - 8], &bottom);
+    }
+
+    #[test]
+    fn every_build_of_the_counting_loop_counts_alike() {
+        // The baseline, AVX2 and AVX-512 builds of one generic loop, each on this CPU if it
+        // can run it: the same cells, whichever the dispatch picks.
+        fn cells(c: Counter) -> Vec<(u64, u64, u64)> {
+            let mut v = Vec::new();
+            c.drain_into(&mut v);
+            v.sort_unstable();
+            v
+        }
+        let mut seed = 11;
+        let a: Vec<i32> = (0..50_000)
+            .map(|_| (lcg(&mut seed) % 40) as i32 - 20)
+            .collect();
+        let b: Vec<u16> = (0..50_000)
+            .map(|i| {
+                if i % 9 == 0 {
+                    lcg(&mut seed) as u16
+                } else {
+                    (lcg(&mut seed) % 70) as u16
+                }
+            })
+            .collect();
+        let w: Vec<i64> = a.iter().map(|&x| i64::from(x) << 40).collect();
+        let want = cells(count_block_impl(&a, &b));
+        let want_wide = cells(count_block_impl(&w, &b));
+        for build in [Build::Avx2, Build::Avx512] {
+            if let Some(c) = cpu::testing::run_on(build, CountBlock(&a, &b)) {
+                assert_eq!(cells(c), want);
+            }
+            if let Some(c) = cpu::testing::run_on(build, CountBlock(&w, &b)) {
+                assert_eq!(cells(c), want_wide);
+            }
+        }
+        let wide = |v: &[i32]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
+        let b64: Vec<i64> = b.iter().map(|&y| i64::from(y)).collect();
+        let total: u64 = want.iter().map(|c| c.2).sum();
+        assert_eq!(total, 50_000);
+        assert_eq!(as_map(&count(&a, &b).unwrap()), naive(&wide(&a), &b64));
+    }
+
+    #[test]
+    fn lanes_fold_before_they_overflow() {
+        // Tests fold the lanes every 5,000 samples: many folds, same counts.
+        let a: Vec<u8> = (0..100_003).map(|i| (i % 3) as u8).collect();
+        let b: Vec<u8> = (0..100_003).map(|i| (i % 5 == 0) as u8).collect();
+        let t = count(&a, &b).unwrap();
+        let wide = |v: &[u8]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
+        assert_eq!(as_map(&t), naive(&wide(&a), &wide(&b)));
+        assert_eq!(t.n, 100_003);
+    }
+
+    #[test]
+    fn narrow_counts_wrap_past_u16() {
+        // 100 x 100 keys: a window too large for lanes, counted in `u16`s.
+        let mut seed = 11;
+        let mixed = |len: usize, seed: &mut u64| -> (Vec<i64>, Vec<i64>) {
+            (0..len)
+                .map(|i| {
+                    if i % 4 == 0 {
+                        ((lcg(seed) % 100) as i64, (lcg(seed) % 100) as i64)
+                    } else {
+                        (5, 7) // one cell counted 3/4 of the time: it wraps on every thread
+                    }
+                })
+                .unzip()
+        };
+        let (a, b) = mixed(300_000, &mut seed);
+        let t = count(&a, &b).unwrap();
+        assert_eq!(as_map(&t), naive(&a, &b));
+        // A small window (one cell, counted 100,000 times) that grows into a large one.
+        let (mut a, mut b) = (vec![0i64; 100_000], vec![0i64; 100_000]);
+        let (c, d) = mixed(100_000, &mut seed);
+        a.extend(c);
+        b.extend(d);
+        let t = count(&a, &b).unwrap();
+        assert_eq!(as_map(&t), naive(&a, &b));
+        assert_eq!(t.n, 200_000);
+    }
+
+    #[test]
+    fn windows_grow_a_little_for_keys_just_past_their_ends() {
+        // Unsorted keys whose extremes are rare: the first window misses them, and grows
+        // by a little (not to twice the keys it needs).
+        let mut seed = 5;
+        let n = 1_000_000;
+        let a: Vec<i64> = (0..n).map(|_| (lcg(&mut seed) % 33) as i64).collect();
+        let b: Vec<i64> = (0..n)
+            .map(|i| {
+                if i == n / 2 {
+                    -1
+                } else if i == n / 3 {
+                    10_000
+                } else {
+                    (lcg(&mut seed) % 10_000) as i64
+                }
+            })
+            .collect();
+        let mut counter = count_block(&a, &b);
+        let w = counter.window.take().unwrap();
+        assert_eq!((w.a0, w.na), (0i64.key(), 33));
+        assert!(w.b0 <= (-1i64).key() && w.nb >= 10_002 && w.nb <= 10_400);
+        assert!(counter.is_dense());
+    }
+
+    #[test]
+    fn extreme_values_are_labels() {
+        let a = [i64::MIN, i64::MAX, 0, i64::MIN];
+        let b = [u64::MAX, 0, u64::MAX, u64::MAX];
+        let t = count(&a, &b).unwrap();
+        assert_eq!(t.rows.value(0), i128::from(i64::MIN));
+        assert_eq!(t.rows.value(2), i128::from(i64::MAX));
+        assert_eq!(t.cols.value(1), i128::from(u64::MAX));
+        assert_eq!(
+            as_map(&t),
+            naive(&[i64::MIN, i64::MAX, 0, i64::MIN], &[-1, 0, -1, -1])
+                .into_iter()
+                .map(|((x, y), c)| ((x, if y == -1 { u64::MAX as i64 } else { y }), c))
+                .collect()
+        );
+    }
+
+    #[test]
+    fn one_labeling_counts_its_class_sizes() {
+        let a: Vec<i16> = (0..100_000).map(|i| (i % 7) as i16 - 3).collect();
+        let t = count_one(&a).unwrap();
+        assert_eq!(t.n_cols(), 1);
+        assert_eq!(t.rows.keys.len(), 7);
+        assert_eq!(t.rows.value(0), -3);
+        assert_eq!(t.row_sums.iter().sum::<u64>(), 100_000);
+        assert!(t.row_sums.iter().all(|&c| c == 14_285 || c == 14_286));
+    }
+
+    #[test]
+    fn columns_of_a_matrix_match_separate_counts() {
+        let mut seed = 11;
+        for &(n, width, kb) in &[
+            (0usize, 3usize, 5u64),
+            (5, 1, 5),
+            (3000, 4, 7),
+            (200_000, 10, 60),
+            (100_000, 3, 1 << 40),
+        ] {
+            let a: Vec<i32> = (0..n).map(|_| (lcg(&mut seed) % 33) as i32).collect();
+            let b: Vec<i64> = (0..n * width)
+                .map(|_| (lcg(&mut seed) % kb) as i64 - 2)
+                .collect();
+            let tables = count_columns(&a, &b, width).unwrap();
+            assert_eq!(tables.len(), width);
+            for (k, t) in tables.iter().enumerate() {
+                let column: Vec<i64> = b.iter().skip(k).step_by(width).copied().collect();
+                let a64: Vec<i64> = a.iter().map(|&x| i64::from(x)).collect();
+                assert_eq!(as_map(t), naive(&a64, &column), "n={n} width={width} k={k}");
+                assert_eq!(t.n, n as u64);
+            }
+        }
+        assert!(count_columns(&[1i64, 2], &[1i64, 2, 3], 2).is_err());
+        assert!(count_columns(&[1i64, 2], &[0i64; 0], 0).unwrap().is_empty());
+    }
+
+    #[test]
+    fn length_mismatch_is_an_error() {
+        assert_eq!(
+            count(&[1i64, 2], &[1i64]).unwrap_err(),
+            Error::LengthMismatch { left: 2, right: 1 }
+        );
+    }
+}

@@ -1,0 +1,237 @@
+//! The contingency table: the one structure every measure is computed from, and its
+//! building from listed cells. Its building from a dense window is in [`dense`], the
+//! sorting and indexing of listed cells' keys in [`sort`].
+
+#[allow(unsafe_code)]
+mod dense;
+mod sort;
+
+use crate::error::Error;
+use crate::label::KeyKind;
+use crate::pool;
+
+use rayon::prelude::*;
+use sort::{column_keys, radix_sort};
+
+/// The sorted distinct labels of one side of a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keys {
+    pub kind: KeyKind,
+    /// Strictly increasing keys; their order is the order of the label values.
+    pub keys: Vec<u64>,
+}
+
+impl Keys {
+    /// The label value of the `i`-th class (or cluster).
+    pub fn value(&self, i: usize) -> i128 {
+        self.kind.value(self.keys[i])
+    }
+}
+
+/// A sparse contingency table. Rows are the classes of the first labeling
+/// (`labels_true`), columns the clusters of the second, both in label order.
+/// Only non-zero cells are stored, sorted by row, then column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    pub rows: Keys,
+    pub cols: Keys,
+    pub cell_row: Vec<u32>,
+    pub cell_col: Vec<u32>,
+    pub cell_count: Vec<u64>,
+    pub row_sums: Vec<u64>,
+    pub col_sums: Vec<u64>,
+    pub n: u64,
+}
+
+impl Table {
+    /// Builds the table from `(key_a, key_b, count)` triples with non-zero
+    /// counts; a pair may appear several times (its counts are added).
+    /// `sorted` promises the triples are already sorted and distinct.
+    pub(crate) fn from_key_cells(
+        mut cells: Vec<(u64, u64, u64)>,
+        sorted: bool,
+        row_kind: KeyKind,
+        col_kind: KeyKind,
+        threads: usize,
+    ) -> Result<Table, Error> {
+        if !sorted {
+            if !radix_sort(&mut cells) {
+                if threads > 1 && cells.len() > 1 << 16 {
+                    pool::run(|| cells.par_sort_unstable_by_key(|&(a, b, _)| (a, b)));
+                } else {
+                    cells.sort_unstable_by_key(|&(a, b, _)| (a, b));
+                }
+            }
+            cells.dedup_by(|next, kept| {
+                let same = next.0 == kept.0 && next.1 == kept.1;
+                if same {
+                    kept.2 += next.2;
+                }
+                same
+            });
+        }
+        let (col_keys, col_index) = column_keys(&cells);
+        let mut row_keys = Vec::new();
+        let mut cell_row = Vec::with_capacity(cells.len());
+        let mut cell_col = Vec::with_capacity(cells.len());
+        let mut cell_count = Vec::with_capacity(cells.len());
+        let mut row_sums = Vec::new();
+        let mut col_sums = vec![0u64; col_keys.len()];
+        for &(a, b, c) in &cells {
+            if row_keys.last() != Some(&a) {
+                row_keys.push(a);
+                row_sums.push(0);
+            }
+            let j = col_index.get(&col_keys, b);
+            if let Some(s) = row_sums.last_mut() {
+                *s += c;
+            }
+            col_sums[j] += c;
+            cell_row.push(index(row_keys.len() - 1)?);
+            cell_col.push(index(j)?);
+            cell_count.push(c);
+        }
+        Ok(Table::assemble(
+            (row_kind, row_keys, row_sums),
+            (col_kind, col_keys, col_sums),
+            (cell_row, cell_col, cell_count),
+        ))
+    }
+}
+
+impl Table {
+    /// The table of each side's (key kind, keys, sums) and of its cells (row, column,
+    /// count); `n` from the sums.
+    pub(crate) fn assemble(
+        (row_kind, row_keys, row_sums): (KeyKind, Vec<u64>, Vec<u64>),
+        (col_kind, col_keys, col_sums): (KeyKind, Vec<u64>, Vec<u64>),
+        (cell_row, cell_col, cell_count): (Vec<u32>, Vec<u32>, Vec<u64>),
+    ) -> Table {
+        let n = row_sums.iter().sum();
+        Table {
+            rows: Keys {
+                kind: row_kind,
+                keys: row_keys,
+            },
+            cols: Keys {
+                kind: col_kind,
+                keys: col_keys,
+            },
+            cell_row,
+            cell_col,
+            cell_count,
+            row_sums,
+            col_sums,
+            n,
+        }
+    }
+
+    /// Builds a table of the given shape from cells given by position, as a
+    /// user hands over a contingency matrix: rows `0..n_rows` and columns
+    /// `0..n_cols` keep their places (empty ones included), repeated cells are
+    /// added, zero counts dropped, negative counts refused.
+    pub fn from_cells(
+        n_rows: usize,
+        n_cols: usize,
+        rows: &[i64],
+        cols: &[i64],
+        counts: &[i64],
+    ) -> Result<Table, Error> {
+        if rows.len() != cols.len() || rows.len() != counts.len() {
+            return Err(Error::CellOutOfBounds);
+        }
+        index(n_rows)?;
+        index(n_cols)?;
+        let mut cells = Vec::with_capacity(counts.len());
+        // Every sum the table holds is at most this total, so checking it once suffices.
+        let mut total = 0u64;
+        for ((&r, &c), &v) in rows.iter().zip(cols).zip(counts) {
+            if v < 0 {
+                return Err(Error::NegativeCount);
+            }
+            total = total.checked_add(v as u64).ok_or(Error::CountOverflow)?;
+            let (Ok(r), Ok(c)) = (u64::try_from(r), u64::try_from(c)) else {
+                return Err(Error::CellOutOfBounds);
+            };
+            if r >= n_rows as u64 || c >= n_cols as u64 {
+                return Err(Error::CellOutOfBounds);
+            }
+            if v > 0 {
+                cells.push((r, c, v as u64));
+            }
+        }
+        let mut table =
+            Table::from_key_cells(cells, false, KeyKind::Unsigned, KeyKind::Unsigned, 1)?;
+        // Re-index onto the full shape, keeping empty rows and columns.
+        let full = |keys: &[u64], idx: &mut [u32], sums: &[u64], len: usize| {
+            for i in idx.iter_mut() {
+                *i = keys[*i as usize] as u32;
+            }
+            let mut all = vec![0u64; len];
+            for (&k, &s) in keys.iter().zip(sums) {
+                all[k as usize] = s;
+            }
+            all
+        };
+        table.row_sums = full(
+            &table.rows.keys,
+            &mut table.cell_row,
+            &table.row_sums,
+            n_rows,
+        );
+        table.col_sums = full(
+            &table.cols.keys,
+            &mut table.cell_col,
+            &table.col_sums,
+            n_cols,
+        );
+        table.rows.keys = (0..n_rows as u64).collect();
+        table.cols.keys = (0..n_cols as u64).collect();
+        Ok(table)
+    }
+
+    pub fn n_rows(&self) -> usize {
+        self.row_sums.len()
+    }
+
+    pub fn n_cols(&self) -> usize {
+        self.col_sums.len()
+    }
+}
+
+pub(crate) fn index(i: usize) -> Result<u32, Error> {
+    u32::try_from(i).map_err(|_| Error::TooManyLabels)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_cells_keeps_shape_and_adds_repeats() {
+        let t = Table::from_cells(3, 2, &[0, 2, 2, 0], &[1, 0, 0, 0], &[4, 1, 2, 0]).unwrap();
+        assert_eq!(t.row_sums, vec![4, 0, 3]);
+        assert_eq!(t.col_sums, vec![3, 4]);
+        assert_eq!(t.cell_row, vec![0, 2]);
+        assert_eq!(t.cell_col, vec![1, 0]);
+        assert_eq!(t.cell_count, vec![4, 3]);
+        assert_eq!(t.n, 7);
+        assert_eq!(t.n_rows(), 3);
+    }
+
+    #[test]
+    fn from_cells_refuses_bad_cells() {
+        assert_eq!(
+            Table::from_cells(1, 1, &[0], &[0], &[-1]).unwrap_err(),
+            Error::NegativeCount
+        );
+        assert_eq!(
+            Table::from_cells(1, 1, &[1], &[0], &[1]).unwrap_err(),
+            Error::CellOutOfBounds
+        );
+        assert_eq!(
+            Table::from_cells(2, 1, &[0, 1, 0], &[0, 0, 0], &[i64::MAX, i64::MAX, 2]).unwrap_err(),
+            Error::CountOverflow
+        );
+    }
+}

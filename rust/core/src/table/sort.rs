@@ -1,0 +1,168 @@
+//! The keys of listed cells: sorting the cells by their keys (a radix sort where the
+//! keys pack into a `u64`), and finding a column key's position among the distinct ones.
+
+use foldhash::fast::FixedState;
+use hashbrown::HashMap;
+
+/// Sorts many cells by (row key, column key) with an LSD radix sort when both key
+/// ranges pack into one `u64` (always so for codes, ids and moderate label values):
+/// the pair becomes `(a - a_min) * b_range + (b - b_min)`, and only the digits that
+/// vary are sorted. Returns false, leaving `cells` as they were, otherwise.
+pub(super) fn radix_sort(cells: &mut [(u64, u64, u64)]) -> bool {
+    const BITS: u32 = 11;
+    const RADIX: usize = 1 << BITS;
+    if cells.len() < 1 << 12 {
+        return false;
+    }
+    let (mut a_lo, mut a_hi, mut b_lo, mut b_hi) = (u64::MAX, 0, u64::MAX, 0);
+    for &(a, b, _) in cells.iter() {
+        a_lo = a_lo.min(a);
+        a_hi = a_hi.max(a);
+        b_lo = b_lo.min(b);
+        b_hi = b_hi.max(b);
+    }
+    // Keys spanning all of u64 do not pack (the range's size, 2^64, was computed before
+    // this check, and overflowed in debug builds: found by cargo fuzz).
+    let Some(b_range) = (b_hi - b_lo).checked_add(1) else {
+        return false;
+    };
+    let Some(max) = (a_hi - a_lo)
+        .checked_mul(b_range)
+        .and_then(|m| m.checked_add(b_hi - b_lo))
+    else {
+        return false;
+    };
+    let mut keyed: Vec<(u64, u64)> = cells
+        .iter()
+        .map(|&(a, b, c)| ((a - a_lo) * b_range + (b - b_lo), c))
+        .collect();
+    let mut buffer = vec![(0u64, 0u64); keyed.len()];
+    let passes = (u64::BITS - max.leading_zeros()).div_ceil(BITS);
+    for pass in 0..passes {
+        let shift = pass * BITS;
+        let mut start = [0usize; RADIX];
+        for &(k, _) in &keyed {
+            start[((k >> shift) as usize) & (RADIX - 1)] += 1;
+        }
+        let mut total = 0;
+        for s in start.iter_mut() {
+            let count = *s;
+            *s = total;
+            total += count;
+        }
+        for &item in &keyed {
+            let d = ((item.0 >> shift) as usize) & (RADIX - 1);
+            buffer[start[d]] = item;
+            start[d] += 1;
+        }
+        std::mem::swap(&mut keyed, &mut buffer);
+    }
+    for (cell, &(k, c)) in cells.iter_mut().zip(&keyed) {
+        *cell = (a_lo + k / b_range, b_lo + k % b_range, c);
+    }
+    true
+}
+
+/// The sorted distinct column keys of `cells`, and an index from key to position. When
+/// the keys span a range not much wider than there are cells (a table counted in a dense
+/// window, or small labels), they are found by marking the range, not by sorting: for
+/// wide tables (hundreds of thousands of cells) sorting cost more than counting.
+pub(super) fn column_keys(cells: &[(u64, u64, u64)]) -> (Vec<u64>, ColIndex) {
+    let (lo, hi) = cells
+        .iter()
+        .fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c.1), hi.max(c.1)));
+    if lo <= hi && hi - lo < 4 * (cells.len() as u64).max(1024) {
+        const ABSENT: u32 = u32::MAX;
+        let mut position = vec![ABSENT; (hi - lo) as usize + 1];
+        for c in cells {
+            position[(c.1 - lo) as usize] = 0;
+        }
+        let mut keys = Vec::new();
+        for (offset, p) in position.iter_mut().enumerate() {
+            if *p != ABSENT {
+                // At most `cells.len()` keys; the caller refuses more than u32 can index.
+                *p = keys.len() as u32;
+                keys.push(lo + offset as u64);
+            }
+        }
+        return (
+            keys,
+            ColIndex::Dense {
+                start: lo,
+                position,
+            },
+        );
+    }
+    let mut keys: Vec<u64> = cells.iter().map(|c| c.1).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let index = ColIndex::new(&keys, cells.len());
+    (keys, index)
+}
+
+/// Finds a column key's position among the sorted distinct column keys: by binary
+/// search for few columns, by a direct lookup over the key range when it is not much
+/// wider than the table, and by hashing otherwise.
+pub(super) enum ColIndex {
+    Search,
+    Dense { start: u64, position: Vec<u32> },
+    Hashed(HashMap<u64, u32, FixedState>),
+}
+
+impl ColIndex {
+    fn new(keys: &[u64], n_cells: usize) -> Self {
+        let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
+            return ColIndex::Search;
+        };
+        if keys.len() <= 256 || keys.len() > u32::MAX as usize {
+            return ColIndex::Search;
+        }
+        let range = last - first;
+        if range < 4 * (n_cells as u64).max(keys.len() as u64) {
+            let mut position = vec![0u32; range as usize + 1];
+            for (j, &k) in keys.iter().enumerate() {
+                position[(k - first) as usize] = j as u32;
+            }
+            return ColIndex::Dense {
+                start: first,
+                position,
+            };
+        }
+        let mut map = HashMap::with_capacity_and_hasher(keys.len(), FixedState::default());
+        for (j, &k) in keys.iter().enumerate() {
+            map.insert(k, j as u32);
+        }
+        ColIndex::Hashed(map)
+    }
+
+    #[inline]
+    pub(super) fn get(&self, keys: &[u64], key: u64) -> usize {
+        match self {
+            ColIndex::Search => keys.binary_search(&key).unwrap_or_default(),
+            ColIndex::Dense { start, position } => position[(key - start) as usize] as usize,
+            ColIndex::Hashed(map) => map.get(&key).copied().unwrap_or_default() as usize,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::label::KeyKind;
+    use crate::table::Table;
+
+    #[test]
+    fn keys_spanning_all_of_u64_do_not_pack() {
+        // 5,000 cells (enough to radix-sort) whose column keys run from 0 to u64::MAX.
+        let mut cells: Vec<(u64, u64, u64)> = (0..5000u64).map(|i| (i % 7, i * 31, 1)).collect();
+        cells.push((3, u64::MAX, 1));
+        cells.push((3, 0, 2));
+        let before = cells.clone();
+        assert!(!radix_sort(&mut cells));
+        assert_eq!(cells, before);
+        let t =
+            Table::from_key_cells(cells, false, KeyKind::Unsigned, KeyKind::Unsigned, 1).unwrap();
+        assert_eq!(t.n, 5003);
+        assert_eq!(t.cols.keys.last(), Some(&u64::MAX));
+    }
+}
