@@ -237,7 +237,7 @@ MEASURES: dict[str, Measure] = _rows(
 
 def default_names() -> list[str]:
     """The measures :func:`evaluate` computes when none are named."""
-    return [name for name, row in MEASURES.items() if row.default]
+    return [row.name for row in _defaults()]
 
 
 def _key(name: str) -> str:
@@ -245,12 +245,30 @@ def _key(name: str) -> str:
     return re.sub(r"[^a-z0-9+|]", "", name.lower())
 
 
+_cache: dict[str, Any] = {}
+"""The lookup index and the default rows, made from :data:`MEASURES` when first asked for and
+made again after :func:`register` changes it."""
+
+
 def _index() -> dict[str, Measure]:
-    index: dict[str, Measure] = {}
-    for row in MEASURES.values():
-        for name in (row.name, *row.short):
-            index.setdefault(_key(name), row)
-    return index
+    """Every full and short name, as written and as looked up (:func:`_key`), to its row."""
+    if "index" not in _cache:
+        index: dict[str, Measure] = {}
+        for row in MEASURES.values():
+            for name in (row.name, *row.short):
+                index.setdefault(_key(name), row)
+        # the names as written too, found without normalising them
+        index.update({name: row for row in MEASURES.values() for name in (row.name, *row.short)})
+        _cache["index"] = index
+    found: dict[str, Measure] = _cache["index"]
+    return found
+
+
+def _defaults() -> list[Measure]:
+    if "defaults" not in _cache:
+        _cache["defaults"] = [row for row in MEASURES.values() if row.default]
+    found: list[Measure] = _cache["defaults"]
+    return found
 
 
 def _spelled(row: Measure) -> str:
@@ -265,7 +283,7 @@ def resolve(name: object, func: str, param: str = "metrics") -> Measure:
             f"The {param!r} parameter of {func} must be a measure name (str); got {name!r}"
         )
     index = _index()
-    found = index.get(_key(name))
+    found = index.get(name) or index.get(_key(name))
     if found is not None:
         return found
     close = difflib.get_close_matches(_key(name), list(index), n=8, cutoff=0.6)
@@ -286,7 +304,7 @@ def resolve_all(
     """The rows asked for: None gives the defaults, ``"all"`` every measure, a string one
     measure, an iterable each of its names (repeats kept once)."""
     if names is None:
-        return [MEASURES[n] for n in default_names()]
+        return list(_defaults())
     if isinstance(names, str):
         if _key(names) == "all":
             return list(MEASURES.values())
@@ -300,7 +318,7 @@ def resolve_all(
 
 def label(name: str) -> str:
     """The display name of a measure's full name (the name itself when it is no measure)."""
-    row = _index().get(_key(name))
+    row = _index().get(name)
     return row.label if row is not None and row.name == name else name
 
 
@@ -310,10 +328,12 @@ def register(row: Measure) -> Iterator[Measure]:
     if row.name in MEASURES:
         raise ValueError(f"a measure named {row.name!r} is already in the catalogue")
     MEASURES[row.name] = row
+    _cache.clear()
     try:
         yield row
     finally:
         del MEASURES[row.name]
+        _cache.clear()
 
 
 def markdown_table() -> str:
