@@ -312,3 +312,44 @@ def test_no_import_cycles_between_the_package_modules():
     # package itself (``import fastcluster_metrics as fcm``) depend on all of those
     cycle = _cycle(graph)
     assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_the_architecture_page_describes_every_module_and_its_imports():
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    rows = re.findall(r"^\| \d+ \| `([\w.]+)`(?:, `([\w.]+)`)?.*?\| .*? \| (.*) \|$", page, re.M)
+    described: dict[str, str] = {}
+    for first, second, imports in rows:
+        for name in (first, second):
+            if name:
+                described[name.removesuffix(".py")] = imports
+    modules = {p.stem: p for p in PACKAGE.glob("*.py")}
+    assert set(modules) | {"_native"} == set(described)
+    for name, path in modules.items():
+        allowed = set(re.findall(r"`(\w+)`", described[name]))
+        if "everything above" in described[name]:
+            continue
+        if "public API" in described[name]:
+            allowed.add("__init__")
+        assert _imports(path) <= allowed, (name, _imports(path) - allowed)
+    rust = ROOT / "rust" / "core" / "src"
+    for path in rust.rglob("*.rs"):
+        if path.name not in ("lib.rs", "mod.rs"):
+            assert path.stem in page, path
+
+
+def test_plot_scores_labels_its_axis_with_the_catalogues_units():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from fastcluster_metrics import plot
+
+    runs = {1: np.zeros(10, int), 3: TRUTH, 4: PRED}
+    assert plot.plot_scores(TRUTH, runs, metrics=["ARI", "NMI"]).get_ylabel() == "score"
+    assert plot.plot_scores(TRUTH, runs, metrics=["VI", "MI"]).get_ylabel() == "nats"
+    assert plot.plot_scores(TRUTH, runs, metrics=["ARI", "Mirkin"]).get_ylabel() == (
+        "score / ordered pairs"
+    )
+    plt.close("all")

@@ -348,10 +348,26 @@ def plot_scores(
             name = xlabel or getattr(frame.index, "name", None) or "parameter"
             ax.set_title(f"best {name} = {index[at]} by {short} ({column[at]:.4g})")
     ax.set_xlabel(xlabel or getattr(frame.index, "name", None) or "parameter")
-    ax.set_ylabel("score")
+    ax.set_ylabel(_ylabel(frame.columns))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="best")
     return ax
+
+
+def _ylabel(columns: Any) -> str:
+    """ "score" for measures with a range (scores in [0, 1] or [-1, 1]); the units of the
+    unbounded ones (nats, pairs, ...) from the catalogue beside it."""
+    units = []
+    for name in columns:
+        measure = _measure_or_none(str(name))
+        unit = measure.unit if measure is not None and measure.name == name else ""
+        if unit and unit not in units:
+            units.append(unit)
+    bounded = any(
+        (m := _measure_or_none(str(n))) is None or m.name != n or m.range is not None
+        for n in columns
+    )
+    return " / ".join((["score"] if bounded or not units else []) + units)
 
 
 def _count(value: int | float) -> str:
