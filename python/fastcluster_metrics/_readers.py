@@ -370,7 +370,8 @@ class DataFile:
         row for .h5ad); of some row groups only for Parquet. Under a progress bar (of rows, or
         of bytes for CSV and TSV) with ``progress``."""
         wanted = list(dict.fromkeys(columns))
-        self.check(wanted)
+        if self.kind not in _TEXT or self._schema is not None:
+            self.check(wanted)  # (CSV: once open, below; not from a first block read apart)
         if self.kind in _TEXT:
             return self._csv_batches(wanted, int(batch_size), progress)
         if self.kind == "parquet":
@@ -403,7 +404,7 @@ class DataFile:
                 with ExitStack() as stack:
                     self._schema = self._open_ipc(stack, None)[0].schema
             else:
-                with ExitStack() as stack:
+                with ExitStack() as stack:  # the names, from a first block of 1 MiB
                     self._schema = self._open_csv(stack, None, 1 << 20)[0].schema
         return self._schema
 
@@ -433,16 +434,15 @@ class DataFile:
             )
         return stack.enter_context(archive.open(members[0])), handle
 
-    def _open_csv(self, stack: ExitStack, columns: list[str] | None, batch_size: int) -> Any:
-        """pyarrow's streaming CSV reader of the columns (all if None), and the raw file."""
+    def _open_csv(self, stack: ExitStack, columns: list[str] | None, block_size: int) -> Any:
+        """pyarrow's streaming CSV reader of the columns (all if None), in blocks of
+        ``block_size`` bytes, and the raw file."""
         import pyarrow.csv as pv
 
         text, raw = self._text_stream(stack)
         reader = pv.open_csv(
             text,
-            read_options=pv.ReadOptions(
-                block_size=_csv_block_size(self.path, batch_size, self.compression is not None)
-            ),
+            read_options=pv.ReadOptions(block_size=block_size),
             parse_options=pv.ParseOptions(delimiter=self.sep or _SEPARATORS[self.kind]),
             convert_options=pv.ConvertOptions(
                 include_columns=columns or [],
@@ -459,8 +459,15 @@ class DataFile:
     def _csv_batches(
         self, columns: list[str], batch_size: int, progress: Progress | None
     ) -> Iterator[Batch]:
+        import pyarrow as pa
+
         with ExitStack() as stack:
-            reader, raw = self._open_csv(stack, columns, batch_size)
+            block_size = _csv_block_size(self.path, batch_size, self.compression is not None)
+            try:
+                reader, raw = self._open_csv(stack, columns, block_size)
+            except pa.ArrowKeyError:  # a column not there: the error that names it
+                self.check(columns)
+                raise
             for column in columns:
                 if _is_bytes(reader.schema.field(column).type):
                     raise UnreadableFileError(
