@@ -212,18 +212,18 @@ def open_file(
     """The :class:`DataFile` at ``path`` (refused if there is none), its format from
     ``format`` or its name (see :func:`file_format`); ``sep`` is the field separator of a CSV
     or TSV file (a comma, a tab by default)."""
-    name = os.fspath(path)
-    target = Path(name)
+    text = os.fspath(path)
+    target = Path(text)
     if not target.exists():
-        raise NoFileError(f"no such file: {name}")
+        raise NoFileError(f"no such file: {text}")
     if target.is_dir():
-        raise NoFileError(f"{name} is a directory, not a file")
+        raise NoFileError(f"{text} is a directory, not a file")
     kind, compression = (
-        file_format(name, format) if choose is None else file_format(name, format, choose)
+        file_format(text, format) if choose is None else file_format(text, format, choose)
     )
     if kind in _TEXT:
         sep = _SEPARATORS[kind] if sep is None else sep
-    return DataFile(target, kind, compression, sep, name)
+    return DataFile(target, kind, compression, sep, str(target))
 
 
 def check_batch_size(batch_size: object) -> None:
@@ -305,9 +305,9 @@ def _is_bytes(arrow_type: Any) -> bool:
 
 @dataclass
 class DataFile:
-    """A file to read: where it is (``name`` as the caller gave it), its format, compression
-    and (CSV, TSV) separator. Holds no open file between calls (it pickles, to be read on
-    another machine); its columns, and an .h5ad file's ``obs``, are kept once read."""
+    """A file to read: where it is (``name``, the path as messages name it), its format,
+    compression and (CSV, TSV) separator. Holds no open file between calls (it pickles, to be
+    read on another machine); its columns, and an .h5ad file's ``obs``, are kept once read."""
 
     path: Path
     kind: str
