@@ -27,9 +27,16 @@ def _obs(adata: Any) -> Any:
     return obs
 
 
-def obs_columns(columns: Iterable[Any], wanted: str | Iterable[str], what: str) -> list[str]:
+def obs_columns(
+    columns: Iterable[Any],
+    wanted: str | Iterable[str],
+    what: str | None,
+    *,
+    patterns: bool = True,
+) -> list[str]:
     """The column names asked for, with shell-style patterns (``"leiden_*"``) expanded in
-    column order; refuses names that are not there, listing those that are."""
+    column order (unless ``patterns=False``); refuses names that are not there, listing those
+    that are (``no {what} column 'x'; the columns are: ...``, or ``no column 'x'; ...``)."""
     available = [str(c) for c in columns]
     names = [wanted] if isinstance(wanted, str) else list(wanted)
     found: list[str] = []
@@ -37,9 +44,14 @@ def obs_columns(columns: Iterable[Any], wanted: str | Iterable[str], what: str) 
         if name in available:
             found.append(name)
             continue
-        matches = fnmatch.filter(available, name) if any(ch in name for ch in "*?[") else []
+        matches = (
+            fnmatch.filter(available, name) if patterns and any(ch in name for ch in "*?[") else []
+        )
         if not matches:
-            raise KeyError(f"no {what} column {name!r}; the columns are: {', '.join(available)}")
+            raise KeyError(
+                f"no {what + ' ' if what else ''}column {name!r}; the columns are:"
+                f" {', '.join(available)}"
+            )
         found.extend(m for m in matches if m not in found)
     return found
 

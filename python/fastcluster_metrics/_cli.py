@@ -1,12 +1,14 @@
-"""The command line: score label columns of CSV/TSV, Parquet or .h5ad files.
+"""The command line: score label columns of CSV/TSV, Parquet, Arrow IPC or .h5ad files.
 
 ``fastcluster-metrics FILE [FILE2] --truth COL --pred COL [--pred COL ...]`` prints the
 measures of each predicted column against the true one; ``fastcluster-metrics`` alone (or
 ``fastcluster-metrics demo``) runs the built-in example of ``python -m fastcluster_metrics``.
 
-CSV and Parquet files are read in chunks (Parquet by record batches), each chunk counted into
-a :class:`Contingency`, and the tables merged by label value: memory is one chunk and the
-tables, whatever the length of the file. An .h5ad file's ``obs`` is read alone (not ``X``).
+Files are read by :mod:`._readers`, as :func:`read_contingency` reads them: CSV/TSV, Parquet
+and Arrow IPC files in chunks (record batches), each chunk counted into a :class:`Contingency`,
+and the tables merged by label value: memory is one chunk and the tables, whatever the length
+of the file. An .h5ad file's ``obs`` is read alone (not ``X``). This module plans which
+columns to read from which file (two files joined on an id column), scores, and renders.
 
 Exit status: 0 on success, 1 for a problem with the data (a missing file or column, an
 unreadable file, a length mismatch, missing labels), 2 for a usage error. Errors are one line
@@ -17,45 +19,44 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib
 import io
 import json
 import math
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._anndata import obs_columns
 from ._catalogue import MEASURES, default_names, label, resolve_all
 from ._console import CliError, Parser, format_table
 from ._contingency import Contingency
 from ._params import InvalidParameterError
+from ._readers import (
+    COMPRESSIONS,
+    FORMAT_NAMES,
+    FORMATS,
+    DataFile,
+    FileError,
+    FormatError,
+    Progress,
+    open_file,
+)
 
 __all__ = ["main", "resolve_metrics"]
 
 PROG = "fastcluster-metrics"
 
 NA_LABEL = "<NA>"
-"""The label of missing values with ``--missing cluster`` in CSV and Parquet files (pandas
-reads the text ``<NA>`` as missing, so no label of a CSV file can be it)."""
+"""The label of missing values with ``--missing cluster`` in chunked files (CSV fields
+``<NA>`` are read as missing, as pandas reads them, so no label of a CSV file can be it)."""
 
-_FORMATS = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".tab": "tsv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".h5ad": "h5ad",
-}
-_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}
-_EXTRAS = {"csv": "pandas", "tsv": "pandas", "parquet": "pyarrow", "h5ad": "anndata"}
 DEMO_OPTIONS = ("--out", "-n", "--k-max", "--no-sklearn", "--no-plots")
 """Options that start the built-in example without naming it (``python -m fastcluster_metrics
 --out DIR``)."""
 _PROGRESS_DELAY = 1.0
-"""Seconds before the progress bar shows: short inputs never show one."""
+"""Seconds before the progress bar shows (on a terminal): short inputs never show one."""
 
 
 # --- measures -----------------------------------------------------------------------------------
@@ -81,38 +82,11 @@ def _score(table: Contingency, name: str) -> float:
     return MEASURES[name](table)
 
 
-# --- reading ------------------------------------------------------------------------------------
+# --- reading (the files themselves are read by _readers) ---------------------------------------
 
 
 def _stderr_is_tty() -> bool:
     return sys.stderr.isatty()
-
-
-class _NoBar:
-    def update(self, n: float = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _bar(show: bool, total: float | None, unit: str, desc: str) -> Any:
-    if not show:
-        return _NoBar()
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return _NoBar()
-    return tqdm(
-        total=total,
-        unit=unit,
-        unit_scale=True,
-        desc=desc,
-        file=sys.stderr,
-        delay=_PROGRESS_DELAY,
-        leave=False,
-        dynamic_ncols=True,
-    )
 
 
 def _first_line(error: BaseException) -> str:
@@ -120,211 +94,69 @@ def _first_line(error: BaseException) -> str:
     return f"{text[0] if text else ''} ({type(error).__name__})".strip()
 
 
-@dataclass
-class Source:
-    """One input file: where it is, how to read it, and (once read) its columns."""
+@contextmanager
+def _reading(file: DataFile) -> Iterator[None]:
+    """A problem reading a file as a one-line error: the readers' own messages (which name
+    the file, and the column) as they are, any other as ``cannot read FILE as FORMAT: ...``."""
+    try:
+        yield
+    except CliError:
+        raise
+    except FileError as e:
+        raise CliError(str(e)) from e
+    except Exception as e:
+        raise CliError(f"cannot read {file.name} as {file.kind}: {_first_line(e)}") from e
 
-    path: Path
-    kind: str
-    sep: str | None = None
-    compression: str | None = None
-    _columns: list[str] | None = field(default=None, repr=False)
-    _frame: Any = field(default=None, repr=False)
 
-    @property
-    def name(self) -> str:
-        return str(self.path)
+def open_source(text: str, input_format: str | None, sep: str | None) -> DataFile:
+    """The file at a path, its format from ``--input-format`` or its name."""
+    try:
+        return open_file(text, input_format, sep=sep, choose="pass --input-format")
+    except FormatError as e:
+        raise CliError(str(e), 2) from e
+    except FileError as e:
+        raise CliError(str(e)) from e
 
-    def _import(self) -> Any:
-        module = _EXTRAS[self.kind]
-        extra = "anndata" if self.kind == "h5ad" else "cli"
-        try:
-            if self.kind == "parquet":
-                import pyarrow.parquet as pq
 
-                return pq
-            if self.kind == "h5ad":
-                import anndata
+def _find(file: DataFile, wanted: str | list[str], what: str) -> list[str]:
+    """Column names (patterns expanded), or the error that lists the columns there are."""
+    with _reading(file):
+        return file.find(wanted, what)
 
-                return anndata
-            import pandas as pd
 
-            return pd
-        except ImportError as e:
-            raise CliError(
-                f"reading {self.kind} files needs {module}: pip install"
-                f" 'fastcluster-metrics[{extra}]' ({e})"
-            ) from e
+def _progress(show: bool) -> Progress | None:
+    return Progress(_PROGRESS_DELAY, leave=False) if show else None
 
-    def _fail(self, error: BaseException) -> CliError:
-        return CliError(f"cannot read {self.name} as {self.kind}: {_first_line(error)}")
 
-    def _obs(self) -> Any:
-        """The obs DataFrame of an .h5ad file (never its X), with ``obs_names`` as a column."""
-        if self._frame is None:
+def _batches(file: DataFile, columns: list[str], rows: int, show: bool) -> Iterator[dict[str, Any]]:
+    """The columns, chunk by chunk (Arrow arrays; pandas Series for .h5ad)."""
+    with _reading(file):
+        chunks = file.batches(columns, rows, progress=_progress(show))
+    while True:
+        with _reading(file):
             try:
-                h5py = importlib.import_module("h5py")  # anndata's dependency
-            except ImportError:
-                self._import()  # says to install anndata
-                raise
-            try:
-                handle = h5py.File(self.path, "r")
-            except Exception as e:  # not HDF5: fail before the slow import of anndata
-                raise self._fail(e) from e
-            with handle:
-                self._import()
-                try:
-                    try:
-                        from anndata.io import read_elem
-                    except ImportError:  # anndata < 0.11
-                        from anndata.experimental import read_elem
-                    obs = read_elem(handle["obs"])
-                except Exception as e:
-                    raise self._fail(e) from e
-            if "obs_names" not in obs.columns:
-                obs = obs.copy(deep=False)
-                obs.insert(0, "obs_names", obs.index.to_numpy())
-            self._frame = obs
-        return self._frame
-
-    def columns(self) -> list[str]:
-        if self._columns is None:
-            if self.kind == "h5ad":
-                self._columns = [str(c) for c in self._obs().columns]
-            elif self.kind == "parquet":
-                pq = self._import()
-                try:
-                    self._columns = list(pq.ParquetFile(self.path).schema_arrow.names)
-                except Exception as e:
-                    raise self._fail(e) from e
-            else:
-                pd = self._import()
-                try:
-                    header = pd.read_csv(
-                        self.path, sep=self.sep, nrows=0, compression=self.compression
-                    )
-                except Exception as e:
-                    raise self._fail(e) from e
-                self._columns = [str(c) for c in header.columns]
-        return self._columns
-
-    def find(self, wanted: str | list[str], what: str) -> list[str]:
-        """Column names (patterns expanded), or the error that lists the columns there are."""
-        try:
-            return obs_columns(self.columns(), wanted, what)
-        except KeyError as e:
-            raise CliError(f"{self.name}: {e.args[0]}") from e
-
-    def chunks(self, columns: list[str], rows: int, show: bool) -> Iterator[dict[str, Any]]:
-        """The columns, chunk by chunk: pandas Series (text, for CSV) or Arrow arrays."""
-        wanted = list(dict.fromkeys(columns))
-        if self.kind == "h5ad":
-            obs = self._obs()
-            yield {c: obs[c] for c in wanted}
-            return
-        if self.kind == "parquet":
-            yield from self._parquet_chunks(wanted, rows, show)
-            return
-        pd = self._import()
-        try:
-            handle = open(self.path, "rb")
-        except OSError as e:
-            raise self._fail(e) from e
-        try:
-            reader = pd.read_csv(
-                handle,
-                sep=self.sep,
-                usecols=wanted,
-                dtype=str,
-                chunksize=rows,
-                compression=self.compression,
-            )
-        except Exception as e:
-            handle.close()
-            raise self._fail(e) from e
-        bar = _bar(show, self.path.stat().st_size, "B", self.path.name)
-        try:
-            with handle:
-                done = 0
-                with reader:
-                    while True:
-                        try:
-                            chunk = next(reader)
-                        except StopIteration:
-                            break
-                        except Exception as e:
-                            raise self._fail(e) from e
-                        position = handle.tell()
-                        bar.update(position - done)
-                        done = position
-                        yield {c: chunk[c] for c in wanted}
-        finally:
-            bar.close()
-
-    def _parquet_chunks(self, wanted: list[str], rows: int, show: bool) -> Iterator[dict[str, Any]]:
-        pq = self._import()
-        try:
-            parquet = pq.ParquetFile(self.path)
-            total = parquet.metadata.num_rows
-            batches = parquet.iter_batches(batch_size=rows, columns=wanted)
-        except Exception as e:
-            raise self._fail(e) from e
-        bar = _bar(show, total, "rows", self.path.name)
-        try:
-            while True:
-                try:
-                    batch = next(batches)
-                except StopIteration:
-                    break
-                except Exception as e:
-                    raise self._fail(e) from e
-                bar.update(batch.num_rows)
-                yield {c: batch.column(c) for c in wanted}
-        finally:
-            bar.close()
-
-    def frame(self, columns: list[str], rows: int, show: bool) -> Any:
-        """The columns, whole, as a pandas DataFrame."""
-        import pandas as pd
-
-        wanted = list(dict.fromkeys(columns))
-        if self.kind == "h5ad":
-            return self._obs()[wanted]
-        parts = [
-            pd.DataFrame(
-                {c: v if isinstance(v, pd.Series) else v.to_pandas() for c, v in chunk.items()}
-            )
-            for chunk in self.chunks(wanted, rows, show)
-        ]
-        if not parts:
-            return pd.DataFrame({c: pd.Series([], dtype=object) for c in wanted})
-        return pd.concat(parts, ignore_index=True)
+                chunk = next(chunks)
+            except StopIteration:
+                return
+        yield chunk
 
 
-def open_source(text: str, input_format: str | None, sep: str | None) -> Source:
-    """A :class:`Source` for a path, its format from ``--input-format`` or its name."""
-    path = Path(text)
-    if not path.exists():
-        raise CliError(f"no such file: {text}")
-    if path.is_dir():
-        raise CliError(f"{text} is a directory, not a file")
-    suffixes = [s.lower() for s in path.suffixes]
-    compression = None
-    if suffixes and suffixes[-1] in _COMPRESSION:
-        compression = _COMPRESSION[suffixes.pop()]
-    kind = input_format or (_FORMATS.get(suffixes[-1]) if suffixes else None)
-    if kind is None:
-        known = ", ".join(sorted(_FORMATS))
-        raise CliError(
-            f"cannot tell the format of {text} from its name ({known}, CSV/TSV also compressed);"
-            " pass --input-format",
-            2,
+def _frame(file: DataFile, columns: list[str], rows: int, show: bool) -> Any:
+    """The columns, whole, as a pandas DataFrame."""
+    import pandas as pd
+
+    wanted = list(dict.fromkeys(columns))
+    parts = [
+        pd.DataFrame(
+            {c: v if isinstance(v, pd.Series) else v.to_pandas() for c, v in chunk.items()}
         )
-    if compression is not None and kind not in ("csv", "tsv"):
-        raise CliError(f"{text}: only CSV and TSV files are read compressed", 2)
-    if sep is None and kind in ("csv", "tsv"):
-        sep = "," if kind == "csv" else "\t"
-    return Source(path, "csv" if kind == "tsv" else kind, sep, compression)
+        for chunk in _batches(file, wanted, rows, show)
+    ]
+    if not parts:
+        return pd.DataFrame({c: pd.Series([], dtype=object) for c in wanted})
+    if len(parts) == 1:
+        return parts[0]
+    return pd.concat(parts, ignore_index=True)
 
 
 # --- labels, chunk by chunk ---------------------------------------------------------------------
@@ -366,18 +198,18 @@ class Plan:
 
     truth: str
     preds: list[str]
-    sources: list[Source]
+    sources: list[DataFile]
     chunks: Iterator[tuple[Any, list[Any]]]
     streamed: bool
     """Whether the labels come in several chunks (merged by label value)."""
 
 
 def _chunks(
-    source: Source, truth: str, preds: list[str], missing: str, rows: int, show: bool
+    source: DataFile, truth: str, preds: list[str], missing: str, rows: int, show: bool
 ) -> Iterator[tuple[Any, list[Any]]]:
     offset = 0
     text = missing == "cluster" and source.kind != "h5ad"
-    for chunk in source.chunks([truth, *preds], rows, show):
+    for chunk in _batches(source, [truth, *preds], rows, show):
         if missing == "raise":
             for name, values in chunk.items():
                 at = _missing_at(values)
@@ -394,8 +226,8 @@ def _chunks(
 
 
 def _joined(
-    first: Source,
-    second: Source,
+    first: DataFile,
+    second: DataFile,
     truth: str,
     preds: list[str],
     on: tuple[str, str] | None,
@@ -403,8 +235,8 @@ def _joined(
 ) -> tuple[Any, list[Any]]:
     """The truth of one file and the predictions of another, matched by id or by position."""
     show = _show_progress(args)
-    left = first.frame([truth] if on is None else [on[0], truth], args.chunk_rows, show)
-    right = second.frame(preds if on is None else [on[1], *preds], args.chunk_rows, show)
+    left = _frame(first, [truth] if on is None else [on[0], truth], args.chunk_rows, show)
+    right = _frame(second, preds if on is None else [on[1], *preds], args.chunk_rows, show)
     if on is None:
         if len(left) != len(right):
             raise CliError(
@@ -449,15 +281,15 @@ def plan(args: Any) -> Plan:
         raise CliError("--on joins two files; give two files", 2)
     sources = [open_source(f, args.input_format, args.sep) for f in args.files]
     first, second = sources[0], sources[-1]
-    truths = first.find(args.truth, "truth")
+    truths = _find(first, args.truth, "truth")
     if len(truths) != 1:
         raise CliError(f"--truth {args.truth} names {len(truths)} columns; give one", 2)
     truth = truths[0]
-    preds = second.find(args.pred, "pred")
+    preds = _find(second, args.pred, "pred")
     on = None
     if args.on is not None:
         left_id, _, right_id = args.on.partition("=")
-        on = (first.find(left_id, "id")[0], second.find(right_id or left_id, "id")[0])
+        on = (_find(first, left_id, "id")[0], _find(second, right_id or left_id, "id")[0])
     if len(sources) == 1:
         chunks = _chunks(first, truth, preds, args.missing, args.chunk_rows, _show_progress(args))
         return Plan(truth, preds, sources, chunks, first.kind != "h5ad")
@@ -642,7 +474,8 @@ def parser() -> Parser:
     p = Parser(
         prog=PROG,
         description="Compare clusterings with a reference labeling: scikit-learn's\n"
-        "cluster-comparison measures of label columns of CSV/TSV, Parquet or .h5ad files.",
+        "cluster-comparison measures of label columns of CSV/TSV, Parquet, Arrow IPC or\n"
+        ".h5ad files.",
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -650,8 +483,9 @@ def parser() -> Parser:
         "files",
         nargs="+",
         metavar="FILE",
-        help="a .csv, .tsv (also .gz, .bz2, .xz, .zst, .zip), .parquet or .h5ad file (its obs"
-        " columns); with two files, --truth is read from the first, --pred from the second",
+        help=f"a .csv, .tsv (also {', '.join(COMPRESSIONS)}), .parquet, .arrow/.feather or .h5ad"
+        " file (its obs columns); with two files, --truth is read from the first, --pred from"
+        f" the second (every suffix: {', '.join(FORMATS)})",
     )
     p.add_argument("--truth", required=True, metavar="COL", help="the column of true labels")
     p.add_argument(
@@ -694,7 +528,7 @@ def parser() -> Parser:
     )
     p.add_argument(
         "--input-format",
-        choices=("csv", "tsv", "parquet", "h5ad"),
+        choices=tuple(FORMAT_NAMES),
         help="the format of the files (default: from their names)",
     )
     p.add_argument("--sep", help="the field separator of CSV/TSV files")
@@ -703,7 +537,8 @@ def parser() -> Parser:
         type=int,
         default=1_000_000,
         metavar="N",
-        help="rows read at a time from CSV and Parquet files (default 1000000)",
+        help="rows read at a time from CSV/TSV, Parquet and Arrow IPC files (about as many"
+        " for CSV/TSV; default 1000000)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p

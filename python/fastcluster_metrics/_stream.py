@@ -1,5 +1,6 @@
-"""Tables built chunk by chunk: an accumulator of label chunks, and readers that stream two
-columns of a Parquet, CSV or Arrow IPC file through it in bounded memory.
+"""Tables built chunk by chunk: an accumulator of label chunks, and :func:`read_contingency`,
+which streams two columns of a Parquet, CSV or Arrow IPC file through it in bounded memory
+(the files are read by :mod:`._readers`, as the command line reads them).
 
 Each chunk is counted in one Rust pass into a small table keyed by label value (a *partial*:
 its row labels, column labels and non-zero cells). Partials merge by label value (sorted, a
@@ -11,9 +12,8 @@ many cells as the merged table: each cell is touched an amortised constant numbe
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,7 @@ from ._evaluate import Evaluation, scores
 from ._labels import check_missing, count_columns
 from ._merge import merge as merge_tables
 from ._params import check_array_like
+from ._readers import DataFile, Progress, check_batch_size, open_file
 
 __all__ = ["ContingencyAccumulator", "read_contingency"]
 
@@ -33,7 +34,7 @@ _MIN_MERGE_CELLS = 1 << 16
 """Pending cells below which the accumulator does not merge (small tables merge rarely)."""
 
 _PROGRESS_DELAY = 2.0
-"""Seconds before the progress bar appears: short streams show none."""
+"""Seconds before :func:`read_contingency`'s progress bar appears: short streams show none."""
 
 
 @dataclass(frozen=True)
@@ -185,165 +186,6 @@ class ContingencyAccumulator:
 
 # --- files -----------------------------------------------------------------------------------
 
-_FORMATS = {
-    ".parquet": "parquet",
-    ".parq": "parquet",
-    ".pq": "parquet",
-    ".csv": "csv",
-    ".tsv": "csv",
-    ".arrow": "ipc",
-    ".arrows": "ipc",
-    ".feather": "ipc",
-    ".ipc": "ipc",
-}
-_ALIASES = {"parquet": "parquet", "csv": "csv", "ipc": "ipc", "arrow": "ipc", "feather": "ipc"}
-_COMPRESSED = (".gz", ".bz2", ".zst", ".lz4")
-
-
-def file_format(path: Path, format: str | None) -> str:
-    if format is not None:
-        if format.lower() not in _ALIASES:
-            raise ValueError(
-                f"unknown format {format!r}; choose from 'parquet', 'csv', 'ipc' (or 'arrow',"
-                " 'feather')"
-            )
-        return _ALIASES[format.lower()]
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in _COMPRESSED:
-        suffixes = suffixes[:-1]
-    if suffixes and suffixes[-1] in _FORMATS:
-        return _FORMATS[suffixes[-1]]
-    raise ValueError(
-        f"cannot tell the format of {str(path)!r} from its suffix; pass format='parquet',"
-        " 'csv' or 'ipc'"
-    )
-
-
-def _check_columns(names: Sequence[str], wanted: Sequence[str], path: Path) -> None:
-    absent = [c for c in wanted if c not in names]
-    if absent:
-        raise KeyError(f"{str(path)!r} has no column {absent[0]!r}; its columns are {list(names)}")
-
-
-def _parquet(
-    path: Path, columns: list[str], batch_size: int, row_groups: Sequence[int] | None = None
-) -> tuple[Iterator[Any], int | None]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    schema = pq.read_schema(path)
-    _check_columns(schema.names, columns, path)
-    # String columns come straight from the Parquet dictionary pages as Arrow dictionaries:
-    # their codes, not their strings, are what the counting pass reads.
-    text = [
-        c
-        for c in columns
-        if pa.types.is_string(schema.field(c).type)
-        or pa.types.is_large_string(schema.field(c).type)
-        or pa.types.is_binary(schema.field(c).type)
-    ]
-    # pre_buffer=False: the pre-buffering cache keeps every row group read until the file
-    # closes (memory would grow with the file, not with the batch).
-    file = pq.ParquetFile(path, read_dictionary=text or None, pre_buffer=False)
-
-    def batches() -> Iterator[Any]:
-        with file:
-            yield from file.iter_batches(
-                batch_size=batch_size, columns=columns, row_groups=row_groups
-            )
-
-    if row_groups is None:
-        return batches(), file.metadata.num_rows
-    return batches(), sum(file.metadata.row_group(i).num_rows for i in row_groups)
-
-
-def _csv_block_size(path: Path, batch_size: int) -> int:
-    """Bytes per CSV block to hold about ``batch_size`` rows, from the first 64 KiB."""
-    bytes_per_row = 32.0
-    if path.suffix.lower() not in _COMPRESSED:
-        with open(path, "rb") as f:
-            head = f.read(1 << 16)
-        if head.count(b"\n") > 1:
-            bytes_per_row = len(head) / head.count(b"\n")
-    return int(min(max(batch_size * bytes_per_row * 1.1, 1 << 16), 1 << 30))
-
-
-def _csv(path: Path, columns: list[str], batch_size: int) -> tuple[Iterator[Any], int | None]:
-    import pyarrow as pa
-
-    tab = [s.lower() for s in path.suffixes if s.lower() not in _COMPRESSED][-1:] == [".tsv"]
-    try:
-        reader = _open_csv(path, columns, batch_size, tab)
-    except pa.ArrowKeyError as e:
-        absent = [c for c in columns if f"'{c}'" in str(e)][:1] or columns
-        raise KeyError(f"{str(path)!r} has no column {absent[0]!r} ({e})") from e
-
-    def batches() -> Iterator[Any]:
-        with reader:
-            yield from reader
-
-    return batches(), None
-
-
-def _open_csv(path: Path, columns: list[str], batch_size: int, tab: bool) -> Any:
-    import pyarrow.csv as pv
-
-    return pv.open_csv(
-        path,
-        read_options=pv.ReadOptions(block_size=_csv_block_size(path, batch_size)),
-        parse_options=pv.ParseOptions(delimiter="\t" if tab else ","),
-        convert_options=pv.ConvertOptions(
-            include_columns=columns,
-            # string labels arrive dictionary-encoded (codes, not strings, are counted);
-            # empty and "NA"-like fields are missing labels, as pandas reads them
-            auto_dict_encode=True,
-            auto_dict_max_cardinality=2**31 - 1,
-            strings_can_be_null=True,
-        ),
-    )
-
-
-def _ipc(path: Path, columns: list[str]) -> tuple[Iterator[Any], int | None]:
-    import pyarrow as pa
-    import pyarrow.ipc as ipc
-
-    source = pa.OSFile(str(path), "rb")  # read, not mapped: memory stays bounded
-    try:
-        reader = ipc.open_file(source)
-    except pa.ArrowInvalid:
-        source.seek(0)
-        stream = ipc.open_stream(source)
-        _check_columns(stream.schema.names, columns, path)
-
-        def stream_batches() -> Iterator[Any]:
-            with source, stream:
-                yield from stream
-
-        return stream_batches(), None
-    _check_columns(reader.schema.names, columns, path)
-    wanted = [reader.schema.get_field_index(c) for c in columns]
-    reader = ipc.open_file(source, options=ipc.IpcReadOptions(included_fields=sorted(wanted)))
-
-    def file_batches() -> Iterator[Any]:
-        with source:
-            for i in range(reader.num_record_batches):
-                yield reader.get_batch(i)
-
-    return file_batches(), None
-
-
-def _progress(batches: Iterator[Any], total: int | None, desc: str) -> Iterator[Any]:
-    """Batches, counted on a tqdm bar (rows) that appears only if the stream takes a while."""
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm comes with the io extra
-        yield from batches
-        return
-    with tqdm(total=total, unit=" rows", unit_scale=True, desc=desc, delay=_PROGRESS_DELAY) as bar:
-        for batch in batches:
-            yield batch
-            bar.update(batch.num_rows)
-
 
 def read_contingency(
     path: str | os.PathLike[str],
@@ -359,15 +201,23 @@ def read_contingency(
     batches of about ``batch_size`` rows (memory bounded by a batch and the table).
 
     ``truth`` and ``pred`` name the columns (rows of the table are ``truth``'s labels).
-    ``format`` is ``"parquet"``, ``"csv"`` or ``"ipc"`` (Arrow IPC file or stream, also
-    ``.feather``); by default it follows the suffix (``.parquet``, ``.csv``, ``.tsv``,
-    ``.arrow``, ``.arrows``, ``.feather``; CSV may be compressed, ``.csv.gz``). Only the two
-    columns are read. String columns are read as Arrow dictionaries (from Parquet's
-    dictionary pages; CSV with ``auto_dict_encode``), so each batch is counted from integer
-    codes. In CSV, empty and ``NA``-like fields are missing labels; types are inferred from
-    the first block. Arrow IPC files keep the batches they were written with. ``missing`` is
-    as in every metric. A tqdm progress bar (counting rows) appears on streams that last more
-    than two seconds unless ``progress=False``. Needs pyarrow (the ``io`` extra).
+    ``format`` is ``"parquet"``, ``"csv"``, ``"tsv"``, ``"ipc"`` (Arrow IPC file or stream;
+    also ``"arrow"``, ``"feather"``) or ``"h5ad"`` (an AnnData file's ``obs``, read whole);
+    by default it follows the suffix (``.parquet``, ``.parq``, ``.pq``, ``.csv``, ``.tsv``,
+    ``.tab``, ``.arrow``, ``.arrows``, ``.feather``, ``.ipc``, ``.h5ad``; CSV and TSV may be
+    compressed: ``.gz``, ``.bz2``, ``.xz``, ``.zst``, ``.lz4``, ``.zip``). These are the files
+    and formats the command line reads, read the same way. Only the two columns are read.
+    String columns are read as Arrow dictionaries (from Parquet's dictionary pages; CSV with
+    ``auto_dict_encode``), so each batch is counted from integer codes. In CSV, the fields
+    pandas reads as missing (empty, ``NA``, ``<NA>``, ``None``, ...) are missing labels; types
+    are inferred from the first block. Arrow IPC files keep the batches they were written
+    with. ``missing`` is as in every metric. A tqdm progress bar (of rows; of bytes for CSV)
+    appears on streams that last more than two seconds unless ``progress=False``. Needs
+    pyarrow (the ``io`` extra), or anndata for .h5ad files.
+
+    A file that is not there raises ``FileNotFoundError``, a column that is not in it a
+    ``KeyError`` naming the file and the column, a format that cannot be told a
+    ``ValueError``.
 
     The result equals ``Contingency.from_labels`` on the two whole columns.
 
@@ -383,23 +233,14 @@ def read_contingency(
     >>> table.classes.tolist(), table.to_numpy().tolist()
     (['B', 'NK', 'T'], [[0, 1], [0, 1], [2, 0]])
     """
-    path = Path(path)
-    kind = file_format(path, format)
+    file = open_file(path, format)
     missing = check_missing("read_contingency", missing)
     check_batch_size(batch_size)
-    return to_contingency(read_partial(path, kind, truth, pred, batch_size, missing, progress))
-
-
-def check_batch_size(batch_size: object) -> None:
-    if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool):
-        raise TypeError(f"batch_size must be an int; got {batch_size!r}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be at least 1; got {batch_size}")
+    return to_contingency(read_partial(file, truth, pred, batch_size, missing, progress))
 
 
 def read_partial(
-    path: Path,
-    kind: str,
+    file: DataFile,
     truth: str,
     pred: str,
     batch_size: int,
@@ -408,16 +249,13 @@ def read_partial(
     row_groups: Sequence[int] | None = None,
 ) -> Partial:
     """The merged partial table of two columns of a file (of some of its Parquet row groups)."""
-    columns = list(dict.fromkeys([truth, pred]))
-    if kind == "parquet":
-        batches, total = _parquet(path, columns, int(batch_size), row_groups)
-    elif kind == "csv":
-        batches, total = _csv(path, columns, int(batch_size))
-    else:
-        batches, total = _ipc(path, columns)
-    if progress:
-        batches = _progress(batches, total, path.name)
+    batches = file.batches(
+        [truth, pred],
+        int(batch_size),
+        row_groups=row_groups,
+        progress=Progress(_PROGRESS_DELAY) if progress else None,
+    )
     acc = ContingencyAccumulator(missing=missing)
     for batch in batches:
-        acc.update(batch.column(truth), batch.column(pred))
+        acc.update(batch[truth], batch[pred])
     return acc._compact()

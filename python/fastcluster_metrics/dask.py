@@ -35,15 +35,8 @@ from ._catalogue import resolve_all
 from ._contingency import Contingency
 from ._evaluate import Evaluation, scores
 from ._labels import check_missing
-from ._stream import (
-    Partial,
-    check_batch_size,
-    file_format,
-    merge,
-    partial,
-    read_partial,
-    to_contingency,
-)
+from ._readers import check_batch_size, open_file
+from ._stream import Partial, merge, partial, read_partial, to_contingency
 
 __all__ = ["contingency", "evaluate", "read_contingency"]
 
@@ -223,7 +216,8 @@ def _read_task(
     row_groups: list[int] | None,
 ) -> Partial:
     """The table of two columns of one file or of some of its row groups (runs on a worker)."""
-    return read_partial(Path(path), kind, truth, pred, batch_size, missing, False, row_groups)
+    file = open_file(path, kind)
+    return read_partial(file, truth, pred, batch_size, missing, False, row_groups)
 
 
 def read_contingency(
@@ -259,19 +253,17 @@ def read_contingency(
         raise ValueError(f"row_groups_per_task must be a positive int; got {row_groups_per_task!r}")
     tasks = []
     for path in _files(paths):
-        kind = file_format(path, format)
+        file = open_file(path, format)
         pieces: list[list[int] | None] = [None]
-        if kind == "parquet":
-            import pyarrow.parquet as pq
-
-            n = pq.ParquetFile(path).metadata.num_row_groups
+        if file.kind == "parquet":
+            n = file.num_row_groups()
             pieces = [
                 list(range(i, min(i + row_groups_per_task, n)))
                 for i in range(0, n, row_groups_per_task)
             ]
         for groups in pieces:
             task = delayed(_read_task, pure=True)
-            tasks.append(task(str(path), kind, truth, pred, int(batch_size), missing, groups))
+            tasks.append(task(file.name, file.kind, truth, pred, int(batch_size), missing, groups))
     return _reduce(tasks, split_every, compute)
 
 

@@ -1,0 +1,585 @@
+"""Where a file is read: the one set of file readers of :func:`read_contingency` (and its Dask
+tasks) and of the command line.
+
+A file's format follows its name (one table of suffixes, one of compressions) or a format
+name (``csv``, ``tsv``, ``parquet``, ``ipc`` with its aliases ``arrow`` and ``feather``,
+``h5ad``). :func:`open_file` checks that the file is there and tells its format;
+:meth:`DataFile.columns` lists its columns; :meth:`DataFile.batches` yields the columns asked
+for, batch by batch, as ``{name: labels}``, under a progress bar if asked:
+
+- CSV and TSV (also compressed: ``.gz``, ``.bz2``, ``.xz``, ``.zst``, ``.lz4``, ``.zip``) with
+  pyarrow's streaming CSV reader, in blocks of about ``batch_size`` rows. String columns arrive
+  as Arrow dictionaries (their codes, not their strings, are counted); types are inferred from
+  the first block; the fields pandas reads as missing (empty, ``NA``, ``<NA>``, ``None``, ...)
+  are missing labels.
+- Parquet with pyarrow, by record batches of ``batch_size`` rows (string columns straight from
+  the dictionary pages, as Arrow dictionaries), optionally of some row groups only.
+- Arrow IPC (file or stream format) with pyarrow, in the batches it was written with.
+- .h5ad: its ``obs`` alone (never ``X``) through anndata, in one batch of pandas Series, with
+  the cell names as the column ``obs_names``.
+
+Errors name the file (and the column): :class:`FileError` and its subclasses, which are also
+the built-in exceptions a caller expects (``KeyError`` for a missing column, ``ValueError`` for
+an unknown format, ``FileNotFoundError``, ``ImportError``). pyarrow, anndata and tqdm are
+imported only when a file is read.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import os
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack, closing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._anndata import obs_columns
+
+__all__ = [
+    "COMPRESSIONS",
+    "FORMATS",
+    "FORMAT_NAMES",
+    "DataFile",
+    "FileError",
+    "FormatError",
+    "MissingColumnError",
+    "Progress",
+    "check_batch_size",
+    "file_format",
+    "open_file",
+]
+
+FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".parquet": "parquet",
+    ".parq": "parquet",
+    ".pq": "parquet",
+    ".arrow": "ipc",
+    ".arrows": "ipc",
+    ".feather": "ipc",
+    ".ipc": "ipc",
+    ".h5ad": "h5ad",
+}
+"""The format of a file by its (last, or last but a compression's) suffix."""
+
+COMPRESSIONS = {
+    ".gz": "gzip",
+    ".bz2": "bz2",
+    ".xz": "xz",
+    ".zst": "zstd",
+    ".lz4": "lz4",
+    ".zip": "zip",
+}
+"""The compression of a CSV or TSV file by its last suffix."""
+
+FORMAT_NAMES = {
+    "csv": "csv",
+    "tsv": "tsv",
+    "parquet": "parquet",
+    "ipc": "ipc",
+    "arrow": "ipc",
+    "feather": "ipc",
+    "h5ad": "h5ad",
+}
+"""The formats a caller may name, and their aliases."""
+
+_TEXT = ("csv", "tsv")
+_SEPARATORS = {"csv": ",", "tsv": "\t"}
+_NEEDS = {
+    "csv": ("pyarrow", "io"),
+    "tsv": ("pyarrow", "io"),
+    "parquet": ("pyarrow", "io"),
+    "ipc": ("pyarrow", "io"),
+    "h5ad": ("anndata", "anndata"),
+}
+"""The library that reads each format, and the extra that installs it."""
+
+NULL_VALUES = [
+    "",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "-1.#IND",
+    "-1.#QNAN",
+    "-NaN",
+    "-nan",
+    "1.#IND",
+    "1.#QNAN",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "NaN",
+    "None",
+    "n/a",
+    "nan",
+    "null",
+]
+"""CSV fields read as missing labels: those pandas reads as missing."""
+
+Batch = dict[str, Any]
+"""Some rows of the columns asked for: Arrow arrays (pandas Series for .h5ad), by name."""
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+class FileError(Exception):
+    """A problem with a file to read, told in a message that names it."""
+
+
+class FormatError(FileError, ValueError):
+    """A format that is unknown, cannot be told from the file's name, or is not read
+    compressed."""
+
+
+class MissingColumnError(FileError, KeyError):
+    """A column the file does not have (the message names the file, the column, and lists the
+    columns there are)."""
+
+    def __init__(self, message: str, file: str | None = None, column: str | None = None) -> None:
+        super().__init__(message)
+        self.file = file
+        self.column = column
+
+    def __str__(self) -> str:  # the message, not KeyError's repr of it
+        return str(self.args[0])
+
+
+class UnreadableFileError(FileError, ValueError):
+    """A file read without error whose content cannot be labels (text that is not UTF-8, a ZIP
+    archive of several files)."""
+
+
+class MissingDependencyError(FileError, ImportError):
+    """The library that reads a format is not installed."""
+
+
+class NoFileError(FileError, FileNotFoundError):
+    """No file at the path (or a directory)."""
+
+
+# --- formats ---------------------------------------------------------------------------------
+
+
+def file_format(
+    path: str | os.PathLike[str],
+    format: str | None = None,
+    choose: str = "pass format='csv', 'tsv', 'parquet', 'ipc' or 'h5ad'",
+) -> tuple[str, str | None]:
+    """The format (a value of :data:`FORMAT_NAMES`) and compression of a file, from
+    ``format`` (any name of :data:`FORMAT_NAMES`) or the file's name; ``choose`` ends the
+    message of a name that tells nothing (how the caller names a format)."""
+    name = os.fspath(path)
+    suffixes = [s.lower() for s in Path(name).suffixes]
+    compression = COMPRESSIONS.get(suffixes[-1]) if suffixes else None
+    if compression is not None:
+        suffixes.pop()
+    if format is not None:
+        kind = FORMAT_NAMES.get(str(format).lower())
+        if kind is None:
+            raise FormatError(
+                f"unknown format {format!r}; choose from 'csv', 'tsv', 'parquet', 'ipc' (or"
+                " 'arrow', 'feather'), 'h5ad'"
+            )
+    else:
+        kind = FORMATS.get(suffixes[-1]) if suffixes else None
+        if kind is None:
+            known = ", ".join(sorted(FORMATS))
+            raise FormatError(
+                f"cannot tell the format of {name} from its name ({known}, CSV/TSV also"
+                f" compressed); {choose}"
+            )
+    if compression is not None and kind not in _TEXT:
+        raise FormatError(f"{name}: only CSV and TSV files are read compressed")
+    return kind, compression
+
+
+def open_file(
+    path: str | os.PathLike[str],
+    format: str | None = None,
+    *,
+    sep: str | None = None,
+    choose: str | None = None,
+) -> DataFile:
+    """The :class:`DataFile` at ``path`` (refused if there is none), its format from
+    ``format`` or its name (see :func:`file_format`); ``sep`` is the field separator of a CSV
+    or TSV file (a comma, a tab by default)."""
+    text = os.fspath(path)
+    target = Path(text)
+    if not target.exists():
+        raise NoFileError(f"no such file: {text}")
+    if target.is_dir():
+        raise NoFileError(f"{text} is a directory, not a file")
+    kind, compression = (
+        file_format(text, format) if choose is None else file_format(text, format, choose)
+    )
+    if kind in _TEXT:
+        sep = _SEPARATORS[kind] if sep is None else sep
+    return DataFile(target, kind, compression, sep, str(target))
+
+
+def check_batch_size(batch_size: object) -> None:
+    if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool):
+        raise TypeError(f"batch_size must be an int; got {batch_size!r}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1; got {batch_size}")
+
+
+# --- the progress bar ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How the progress bar of a read shows: on stderr, once ``delay`` seconds have passed
+    (short reads show none), and kept when done or not (``leave``)."""
+
+    delay: float
+    leave: bool = True
+
+
+class _NoBar:
+    def update(self, n: float = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _bar(progress: Progress | None, total: float | None, unit: str, desc: str) -> Any:
+    """A tqdm bar (none without tqdm, or if no progress is asked for)."""
+    if progress is None:
+        return _NoBar()
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm comes with the io and cli extras
+        return _NoBar()
+    return tqdm(
+        total=total,
+        unit=unit,
+        unit_scale=True,
+        desc=desc,
+        file=sys.stderr,
+        delay=progress.delay,
+        leave=progress.leave,
+        dynamic_ncols=True,
+    )
+
+
+# --- files -----------------------------------------------------------------------------------
+
+
+def _csv_block_size(path: Path, batch_size: int, compressed: bool) -> int:
+    """Bytes per CSV block to hold about ``batch_size`` rows, from the first 64 KiB."""
+    bytes_per_row = 32.0
+    if not compressed:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+        if head.count(b"\n") > 1:
+            bytes_per_row = len(head) / head.count(b"\n")
+    return int(min(max(batch_size * bytes_per_row * 1.1, 1 << 16), 1 << 30))
+
+
+def _is_text(arrow_type: Any) -> bool:
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    return bool(pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type))
+
+
+def _is_bytes(arrow_type: Any) -> bool:
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    return bool(pa.types.is_binary(arrow_type) or pa.types.is_large_binary(arrow_type))
+
+
+@dataclass
+class DataFile:
+    """A file to read: where it is (``name``, the path as messages name it), its format,
+    compression and (CSV, TSV) separator. Holds no open file between calls (it pickles, to be
+    read on another machine); its columns, and an .h5ad file's ``obs``, are kept once read."""
+
+    path: Path
+    kind: str
+    compression: str | None = None
+    sep: str | None = None
+    name: str = ""
+    _schema: Any = field(default=None, repr=False, compare=False)
+    _obs: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.name or str(self.path)
+
+    # columns
+
+    def columns(self) -> list[str]:
+        """The names of the file's columns (an .h5ad file's: ``obs_names`` and ``obs``'s)."""
+        if self.kind == "h5ad":
+            return [str(c) for c in self._read_obs().columns]
+        return [str(c) for c in self._arrow_schema().names]
+
+    def check(self, columns: Iterable[str]) -> None:
+        """Refuses a column the file does not have (exact names)."""
+        self.find(list(columns), None, patterns=False)
+
+    def find(
+        self, wanted: str | Iterable[str], what: str | None = None, *, patterns: bool = True
+    ) -> list[str]:
+        """Column names, shell-style patterns (``"leiden_*"``) expanded in column order, or
+        the :class:`MissingColumnError` (``NAME: no {what} column 'x'; the columns are: ...``)
+        of the first that is not there."""
+        names = [wanted] if isinstance(wanted, str) else list(wanted)
+        columns = self.columns()
+        try:
+            return obs_columns(columns, names, what, patterns=patterns)
+        except KeyError as e:
+            absent = next(
+                n for n in names if n not in columns and not (patterns and _matches(n, columns))
+            )
+            raise MissingColumnError(f"{self.name}: {e.args[0]}", self.name, absent) from None
+
+    def num_row_groups(self) -> int:
+        """The number of row groups of a Parquet file."""
+        self._require()
+        import pyarrow.parquet as pq
+
+        return int(pq.ParquetFile(self.path).metadata.num_row_groups)
+
+    # batches
+
+    def batches(
+        self,
+        columns: Sequence[str],
+        batch_size: int,
+        *,
+        row_groups: Sequence[int] | None = None,
+        progress: Progress | None = None,
+    ) -> Iterator[Batch]:
+        """The columns asked for (refused if one is not there), batch by batch, as
+        ``{name: labels}``: Arrow arrays of about ``batch_size`` rows (pandas Series of every
+        row for .h5ad); of some row groups only for Parquet. Under a progress bar (of rows, or
+        of bytes for CSV and TSV) with ``progress``."""
+        wanted = list(dict.fromkeys(columns))
+        if self.kind not in _TEXT or self._schema is not None:
+            self.check(wanted)  # (CSV: once open, below; not from a first block read apart)
+        if self.kind in _TEXT:
+            return self._csv_batches(wanted, int(batch_size), progress)
+        if self.kind == "parquet":
+            return self._parquet_batches(wanted, int(batch_size), row_groups, progress)
+        if self.kind == "ipc":
+            return self._ipc_batches(wanted, progress)
+        obs = self._read_obs()
+        return iter([{c: obs[c] for c in wanted}])
+
+    # pyarrow
+
+    def _require(self) -> None:
+        module, extra = _NEEDS[self.kind]
+        try:
+            importlib.import_module(module)
+        except ImportError as e:
+            raise MissingDependencyError(
+                f"reading {self.kind} files needs {module}: pip install"
+                f" 'fastcluster-metrics[{extra}]' ({e})"
+            ) from e
+
+    def _arrow_schema(self) -> Any:
+        if self._schema is None:
+            self._require()
+            if self.kind == "parquet":
+                import pyarrow.parquet as pq
+
+                self._schema = pq.read_schema(self.path)
+            elif self.kind == "ipc":
+                with ExitStack() as stack:
+                    self._schema = self._open_ipc(stack, None)[0].schema
+            else:
+                with ExitStack() as stack:  # the names, from a first block of 1 MiB
+                    self._schema = self._open_csv(stack, None, 1 << 20)[0].schema
+        return self._schema
+
+    def _text_stream(self, stack: ExitStack) -> tuple[Any, Any]:
+        """The text of a CSV or TSV file (decompressed), and the file whose position tells
+        the bytes read."""
+        import pyarrow as pa
+
+        if self.compression in (None, "gzip", "bz2", "zstd", "lz4"):
+            raw = stack.enter_context(pa.OSFile(str(self.path), "rb"))
+            if self.compression is None:
+                return raw, raw
+            return stack.enter_context(pa.CompressedInputStream(raw, self.compression)), raw
+        handle = stack.enter_context(open(self.path, "rb"))
+        if self.compression == "xz":
+            import lzma
+
+            return stack.enter_context(lzma.LZMAFile(handle)), handle
+        import zipfile
+
+        archive = stack.enter_context(zipfile.ZipFile(handle))
+        members = [m for m in archive.infolist() if not m.is_dir()]
+        if len(members) != 1:
+            raise UnreadableFileError(
+                f"cannot read {self.name} as {self.kind}: a ZIP archive of one file is read;"
+                f" this one holds {len(members)}"
+            )
+        return stack.enter_context(archive.open(members[0])), handle
+
+    def _open_csv(self, stack: ExitStack, columns: list[str] | None, block_size: int) -> Any:
+        """pyarrow's streaming CSV reader of the columns (all if None), in blocks of
+        ``block_size`` bytes, and the raw file."""
+        import pyarrow.csv as pv
+
+        text, raw = self._text_stream(stack)
+        reader = pv.open_csv(
+            text,
+            read_options=pv.ReadOptions(block_size=block_size),
+            parse_options=pv.ParseOptions(delimiter=self.sep or _SEPARATORS[self.kind]),
+            convert_options=pv.ConvertOptions(
+                include_columns=columns or [],
+                # string labels arrive dictionary-encoded (codes, not strings, are counted)
+                auto_dict_encode=True,
+                auto_dict_max_cardinality=2**31 - 1,
+                strings_can_be_null=True,
+                null_values=NULL_VALUES,
+            ),
+        )
+        stack.enter_context(reader)
+        return reader, raw
+
+    def _csv_batches(
+        self, columns: list[str], batch_size: int, progress: Progress | None
+    ) -> Iterator[Batch]:
+        import pyarrow as pa
+
+        with ExitStack() as stack:
+            block_size = _csv_block_size(self.path, batch_size, self.compression is not None)
+            try:
+                reader, raw = self._open_csv(stack, columns, block_size)
+            except pa.ArrowKeyError:  # a column not there: the error that names it
+                self.check(columns)
+                raise
+            for column in columns:
+                if _is_bytes(reader.schema.field(column).type):
+                    raise UnreadableFileError(
+                        f"cannot read {self.name} as {self.kind}: column {column!r} is not"
+                        " UTF-8 text"
+                    )
+            bar = stack.enter_context(closing(_bar(progress, _size(self.path), "B", self.label)))
+            done = 0
+            for batch in reader:
+                position = raw.tell()
+                bar.update(position - done)
+                done = position
+                yield {c: batch.column(c) for c in columns}
+
+    def _parquet_batches(
+        self,
+        columns: list[str],
+        batch_size: int,
+        row_groups: Sequence[int] | None,
+        progress: Progress | None,
+    ) -> Iterator[Batch]:
+        import pyarrow.parquet as pq
+
+        schema = self._arrow_schema()
+        # String columns come straight from the Parquet dictionary pages as Arrow dictionaries:
+        # their codes, not their strings, are what the counting pass reads.
+        text = [
+            c for c in columns if _is_text(schema.field(c).type) or _is_bytes(schema.field(c).type)
+        ]
+        # pre_buffer=False: the pre-buffering cache keeps every row group read until the file
+        # closes (memory would grow with the file, not with the batch).
+        file = pq.ParquetFile(self.path, read_dictionary=text or None, pre_buffer=False)
+        with file:
+            meta = file.metadata
+            total = (
+                meta.num_rows
+                if row_groups is None
+                else sum(meta.row_group(i).num_rows for i in row_groups)
+            )
+            with closing(_bar(progress, total, " rows", self.label)) as bar:
+                for batch in file.iter_batches(
+                    batch_size=batch_size, columns=columns, row_groups=row_groups
+                ):
+                    bar.update(batch.num_rows)
+                    yield {c: batch.column(c) for c in columns}
+
+    def _open_ipc(self, stack: ExitStack, columns: list[str] | None) -> tuple[Any, bool]:
+        """An Arrow IPC file reader (of the columns, all if None), or a stream reader; and
+        whether it reads the file format."""
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+
+        source = stack.enter_context(pa.OSFile(str(self.path), "rb"))  # read, not mapped
+        try:
+            reader = ipc.open_file(source)
+        except pa.ArrowInvalid:
+            source.seek(0)
+            return stack.enter_context(ipc.open_stream(source)), False
+        if columns is not None:
+            wanted = sorted(reader.schema.get_field_index(c) for c in columns)
+            reader = ipc.open_file(source, options=ipc.IpcReadOptions(included_fields=wanted))
+        return reader, True
+
+    def _ipc_batches(self, columns: list[str], progress: Progress | None) -> Iterator[Batch]:
+        with ExitStack() as stack:
+            reader, is_file = self._open_ipc(stack, columns)
+            batches = (
+                (reader.get_batch(i) for i in range(reader.num_record_batches))
+                if is_file
+                else iter(reader)
+            )
+            bar = stack.enter_context(closing(_bar(progress, None, " rows", self.label)))
+            for batch in batches:
+                bar.update(batch.num_rows)
+                yield {c: batch.column(c) for c in columns}
+
+    # anndata
+
+    def _read_obs(self) -> Any:
+        """The obs DataFrame of an .h5ad file (never its X), with ``obs_names`` as a column."""
+        if self._obs is None:
+            try:
+                h5py = importlib.import_module("h5py")  # anndata's dependency
+            except ImportError:
+                self._require()  # says to install anndata
+                raise
+            handle = h5py.File(self.path, "r")  # not HDF5: fails before the slow anndata import
+            with handle:
+                self._require()
+                try:
+                    from anndata.io import read_elem
+                except ImportError:  # anndata < 0.11
+                    from anndata.experimental import read_elem
+                obs = read_elem(handle["obs"])
+            if "obs_names" not in obs.columns:
+                obs = obs.copy(deep=False)
+                obs.insert(0, "obs_names", obs.index.to_numpy())
+            self._obs = obs
+        return self._obs
+
+    @property
+    def label(self) -> str:
+        """The file's name without its folder (the progress bar's)."""
+        return self.path.name
+
+
+def _matches(pattern: str, columns: list[str]) -> bool:
+    return any(c in pattern for c in "*?[") and bool(fnmatch.filter(columns, pattern))
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:  # pragma: no cover - the file went away while read
+        return None

@@ -1,0 +1,320 @@
+"""One set of file readers (_readers) for read_contingency (and its Dask tasks) and the command
+line: the same formats, compressions and format names, the same tables of the same file, and
+the same errors, naming the file and the column."""
+
+import bz2
+import gzip
+import lzma
+import pickle
+import re
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fastcluster_metrics as fcm
+from fastcluster_metrics import _cli, _readers
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+feather = pytest.importorskip("pyarrow.feather")
+ipc = pytest.importorskip("pyarrow.ipc")
+
+N = 5_000
+CELL_TYPES = np.array(["B", "NK", "T", "mono", "DC", "pDC"])
+
+
+@pytest.fixture(scope="module")
+def frame():
+    rng = np.random.default_rng(3)
+    truth = np.sort(CELL_TYPES[rng.integers(0, 6, N)])  # batches hold different classes
+    return pd.DataFrame(
+        {
+            "cell": [f"cell{i:05d}" for i in range(N)],
+            "cell_type": truth,
+            "leiden": rng.integers(0, 9, N),
+            "louvain": rng.integers(0, 4, N),
+        }
+    )
+
+
+def _text(frame, sep):
+    return frame.to_csv(index=False, sep=sep).encode()
+
+
+def write(frame, path):
+    """``frame`` in the format and compression that ``path``'s name tells."""
+    name = path.name
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    sep = "\t" if any(s in name for s in (".tsv", ".tab")) else ","
+    if name.endswith((".csv", ".tsv", ".tab")):
+        path.write_bytes(_text(frame, sep))
+    elif name.endswith(".gz"):
+        path.write_bytes(gzip.compress(_text(frame, sep)))
+    elif name.endswith(".bz2"):
+        path.write_bytes(bz2.compress(_text(frame, sep)))
+    elif name.endswith(".xz"):
+        path.write_bytes(lzma.compress(_text(frame, sep)))
+    elif name.endswith((".zst", ".lz4")):
+        codec = "zstd" if name.endswith(".zst") else "lz4"
+        with pa.CompressedOutputStream(str(path), codec) as out:
+            out.write(_text(frame, sep))
+    elif name.endswith(".zip"):
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr(name[: -len(".zip")], _text(frame, sep))
+    elif name.endswith((".parquet", ".pq", ".parq")):
+        pq.write_table(table, path, row_group_size=700)
+    elif name.endswith(".arrows"):
+        with ipc.new_stream(path, table.schema) as writer:
+            writer.write_table(table, max_chunksize=900)
+    elif name.endswith(".h5ad"):
+        anndata = pytest.importorskip("anndata")
+        obs = frame.set_index("cell")
+        anndata.AnnData(obs=obs.astype({"cell_type": "category"})).write_h5ad(path)
+    else:
+        feather.write_feather(table, path, chunksize=900)
+    return path
+
+
+def cli_tables(path, truth, preds, *options):
+    """The tables the command line counts (one per prediction), as it counts them."""
+    args = _cli.parser().parse_args(
+        [str(path), "--truth", truth, *(a for p in preds for a in ("--pred", p)), *options]
+    )
+    return _cli.count(_cli.plan(args), args.missing)
+
+
+def cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "fastcluster_metrics", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+# Every suffix and compression of the one table, in files of each format.
+NAMES = [
+    "cells.csv",
+    "cells.tsv",
+    "cells.tab",
+    "cells.csv.gz",
+    "cells.tsv.gz",
+    "cells.csv.bz2",
+    "cells.csv.xz",
+    "cells.csv.zst",
+    "cells.csv.lz4",
+    "cells.csv.zip",
+    "cells.parquet",
+    "cells.pq",
+    "cells.parq",
+    "cells.arrow",
+    "cells.arrows",
+    "cells.feather",
+    "cells.ipc",
+]
+
+
+def test_one_table_of_suffixes_and_compressions():
+    assert set(_readers.FORMATS.values()) == {"csv", "tsv", "parquet", "ipc", "h5ad"}
+    assert set(_readers.FORMAT_NAMES.values()) <= set(_readers.FORMAT_NAMES)
+    # the command line offers every format name read_contingency takes
+    action = next(a for a in _cli.parser()._actions if a.dest == "input_format")
+    assert list(action.choices) == list(_readers.FORMAT_NAMES)
+    named = {n.split(".", 1)[1].split(".")[0] for n in NAMES}
+    assert {"." + s for s in named} == set(_readers.FORMATS) - {".h5ad"}
+    compressed = {"." + n.rsplit(".", 1)[1] for n in NAMES if n.count(".") == 2}
+    assert compressed == set(_readers.COMPRESSIONS)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cli_and_read_contingency_give_the_same_table(tmp_path, frame, name):
+    path = write(frame, tmp_path / name)
+    # small batches: tables of several chunks are merged
+    got = fcm.read_contingency(path, "cell_type", "leiden", batch_size=600, progress=False)
+    want = fcm.Contingency.from_labels(frame["cell_type"], frame["leiden"])
+    assert got == want
+    np.testing.assert_array_equal(got.clusters, want.clusters)  # ints, as in memory
+    leiden, louvain = cli_tables(path, "cell_type", ["leiden", "louvain"], "--chunk-rows", "600")
+    assert leiden == got
+    assert louvain == fcm.read_contingency(path, "cell_type", "louvain", progress=False)
+
+
+def test_h5ad_obs_read_alike(tmp_path, frame):
+    path = write(frame, tmp_path / "cells.h5ad")
+    got = fcm.read_contingency(path, "cell_type", "leiden")
+    assert got == fcm.Contingency.from_labels(frame["cell_type"], frame["leiden"])
+    assert cli_tables(path, "cell_type", ["leiden"]) == [got]
+    names = fcm.read_contingency(path, "obs_names", "cell_type", format="h5ad")
+    assert names.n == N and names.shape == (N, 6)
+
+
+@pytest.mark.parametrize(
+    ("format", "name"),
+    [
+        ("csv", "cells.txt"),
+        ("tsv", "cells.txt"),
+        ("parquet", "cells.bin"),
+        ("ipc", "cells.bin"),
+        ("arrow", "cells.bin"),
+        ("feather", "cells.bin"),
+    ],
+)
+def test_the_same_format_names(tmp_path, frame, format, name):
+    written = {"csv": "x.csv", "tsv": "x.tsv", "parquet": "x.parquet"}.get(format, "x.arrow")
+    path = write(frame, tmp_path / written).rename(tmp_path / name)
+    got = fcm.read_contingency(path, "cell_type", "leiden", format=format.upper())
+    assert got == fcm.Contingency.from_labels(frame["cell_type"], frame["leiden"])
+    assert cli_tables(path, "cell_type", ["leiden"], "--input-format", format) == [got]
+
+
+def test_both_read_through_the_readers(tmp_path, frame, monkeypatch):
+    seen = []
+    batches = _readers.DataFile.batches
+
+    def spy(self, columns, *args, **kw):
+        seen.append((self.name, self.kind, list(columns)))
+        return batches(self, columns, *args, **kw)
+
+    monkeypatch.setattr(_readers.DataFile, "batches", spy)
+    path = write(frame, tmp_path / "cells.tsv.gz")
+    fcm.read_contingency(path, "cell_type", "leiden")
+    cli_tables(path, "cell_type", ["leiden"])
+    assert seen == [(str(path), "tsv", ["cell_type", "leiden"])] * 2
+
+
+@pytest.mark.parametrize("name", ["cells.csv", "cells.tsv.gz", "cells.parquet", "cells.arrow"])
+def test_missing_columns_named_with_their_file(tmp_path, frame, name):
+    path = write(frame, tmp_path / name)
+    columns = "cell, cell_type, leiden, louvain"
+    with pytest.raises(KeyError) as error:
+        fcm.read_contingency(path, "cell_type", "cluster")
+    assert str(error.value) == f"{path}: no column 'cluster'; the columns are: {columns}"
+    assert isinstance(error.value, _readers.MissingColumnError)
+    assert (error.value.file, error.value.column) == (str(path), "cluster")
+    out = cli(path, "--truth", "cell_type", "--pred", "cluster")
+    assert out.returncode == 1
+    assert out.stderr == (
+        f"fastcluster-metrics: error: {path}: no pred column 'cluster'; the columns are:"
+        f" {columns}\n"
+    )
+
+
+def test_missing_files_and_unknown_formats_refused_alike(tmp_path, frame):
+    missing = tmp_path / "nofile.csv"
+    with pytest.raises(FileNotFoundError, match=re.escape(f"no such file: {missing}")):
+        fcm.read_contingency(missing, "a", "b")
+    out = cli(missing, "--truth", "a", "--pred", "b")
+    assert (out.returncode, out.stderr) == (
+        1,
+        f"fastcluster-metrics: error: no such file: {missing}\n",
+    )
+    with pytest.raises(FileNotFoundError, match="is a directory, not a file"):
+        fcm.read_contingency(tmp_path, "a", "b")
+    unknown = write(frame, tmp_path / "cells.csv").rename(tmp_path / "cells.dat")
+    with pytest.raises(
+        ValueError, match=re.escape(f"cannot tell the format of {unknown} from its name")
+    ):
+        fcm.read_contingency(unknown, "cell_type", "leiden")
+    out = cli(unknown, "--truth", "cell_type", "--pred", "leiden")
+    assert out.returncode == 2
+    assert f"cannot tell the format of {unknown} from its name" in out.stderr
+    gz = tmp_path / "cells.parquet.gz"
+    gz.write_bytes(gzip.compress(b"not read"))
+    with pytest.raises(ValueError, match="only CSV and TSV files are read compressed"):
+        fcm.read_contingency(gz, "cell_type", "leiden")
+    out = cli(gz, "--truth", "cell_type", "--pred", "leiden")
+    assert out.returncode == 2
+    assert "only CSV and TSV files are read compressed" in out.stderr
+
+
+def test_missing_fields_read_alike(tmp_path):
+    """The fields pandas reads as missing (<NA> and None among them) are missing labels."""
+    path = tmp_path / "na.csv"
+    path.write_text("t,p\na,1\na,NA\nb,<NA>\nb,None\nc,\n<NA>,2\nc,2\n")
+    got = fcm.read_contingency(path, "t", "p", missing="drop")
+    assert got == fcm.Contingency.from_labels(["a", "c"], [1, 2])
+    assert cli_tables(path, "t", ["p"], "--missing", "drop") == [got]
+    with pytest.raises(ValueError, match="labels are missing"):
+        fcm.read_contingency(path, "t", "p")
+    out = cli(path, "--truth", "t", "--pred", "p")
+    assert "column 't' has missing labels (the first in data row 6)" in out.stderr
+
+
+def test_text_that_is_not_utf8_refused_alike(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes("t,p\ncaf\u00e9,1\nthé,2\n".encode("latin-1"))
+    message = f"cannot read {path} as csv: column 't' is not UTF-8 text"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        fcm.read_contingency(path, "t", "p")
+    assert (
+        cli(path, "--truth", "t", "--pred", "p").stderr
+        == f"fastcluster-metrics: error: {message}\n"
+    )
+
+
+def test_a_zip_of_several_files_is_refused(tmp_path):
+    path = tmp_path / "two.csv.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.csv", "t,p\na,1\n")
+        archive.writestr("b.csv", "t,p\nb,1\n")
+    with pytest.raises(ValueError, match="a ZIP archive of one file is read; this one holds 2"):
+        fcm.read_contingency(path, "t", "p")
+
+
+def test_files_pickle_and_errors_cross_processes(tmp_path, frame):
+    """What a Dask task takes and raises travels between processes."""
+    path = write(frame, tmp_path / "cells.parquet")
+    file = _readers.open_file(path)
+    assert file.columns() == ["cell", "cell_type", "leiden", "louvain"]
+    again = pickle.loads(pickle.dumps(file))
+    assert (again.path, again.kind, again.name) == (file.path, "parquet", str(path))
+    assert again.num_row_groups() == 8
+    try:
+        file.check(["nope"])
+    except KeyError as e:
+        error = pickle.loads(pickle.dumps(e))
+    assert isinstance(error, _readers.MissingColumnError)
+    assert (
+        str(error) == f"{path}: no column 'nope'; the columns are: cell, cell_type, leiden, louvain"
+    )
+
+
+def test_dask_reads_through_the_readers(tmp_path, frame):
+    fcm_dask = pytest.importorskip("fastcluster_metrics.dask")
+    pytest.importorskip("dask")
+    for k, rows in enumerate(np.array_split(np.arange(N), 3)):
+        name = ("part0.tsv.gz", "part1.arrows", "part2.parquet")[k]
+        write(frame.iloc[rows], tmp_path / name)
+    got = fcm_dask.read_contingency(tmp_path, "cell_type", "leiden", row_groups_per_task=2)
+    assert got == fcm.Contingency.from_labels(frame["cell_type"], frame["leiden"])
+    with pytest.raises(KeyError, match=re.escape("part0.tsv.gz: no column 'cluster'")):
+        fcm_dask.read_contingency(tmp_path / "part0.tsv.gz", "cell_type", "cluster")
+
+
+def test_csv_progress_counts_bytes(tmp_path, frame, capsys):
+    tqdm = pytest.importorskip("tqdm")
+    path = write(frame, tmp_path / "cells.csv.gz")
+    file = _readers.open_file(path)
+    for _ in file.batches(["leiden"], 100, progress=_readers.Progress(0.0)):
+        pass
+    err = capsys.readouterr().err
+    size = tqdm.tqdm.format_sizeof(path.stat().st_size)
+    assert "cells.csv.gz" in err
+    assert f"{size}/{size} [" in err  # the whole file, in bytes
+    assert "B/s]" in err
+
+
+def test_no_heavy_import():
+    code = (
+        "import sys, fastcluster_metrics._readers, fastcluster_metrics._stream,"
+        " fastcluster_metrics._cli\n"
+        "heavy = {'pandas', 'pyarrow', 'anndata', 'tqdm', 'h5py', 'matplotlib'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
