@@ -8,13 +8,13 @@ through their integer codes, without touching the labels.
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Iterable
 from typing import Any
 
 from ._many import compare_many
+from ._readers import find_columns
 
-__all__ = ["evaluate_adata", "obs_columns"]
+__all__ = ["evaluate_adata"]
 
 
 def _obs(adata: Any) -> Any:
@@ -25,35 +25,6 @@ def _obs(adata: Any) -> Any:
             f" got {type(adata).__name__}"
         )
     return obs
-
-
-def obs_columns(
-    columns: Iterable[Any],
-    wanted: str | Iterable[str],
-    what: str | None,
-    *,
-    patterns: bool = True,
-) -> list[str]:
-    """The column names asked for, with shell-style patterns (``"leiden_*"``) expanded in
-    column order (unless ``patterns=False``); refuses names that are not there, listing those
-    that are (``no {what} column 'x'; the columns are: ...``, or ``no column 'x'; ...``)."""
-    available = [str(c) for c in columns]
-    names = [wanted] if isinstance(wanted, str) else list(wanted)
-    found: list[str] = []
-    for name in names:
-        if name in available:
-            found.append(name)
-            continue
-        matches = (
-            fnmatch.filter(available, name) if patterns and any(ch in name for ch in "*?[") else []
-        )
-        if not matches:
-            raise KeyError(
-                f"no {what + ' ' if what else ''}column {name!r}; the columns are:"
-                f" {', '.join(available)}"
-            )
-        found.extend(m for m in matches if m not in found)
-    return found
 
 
 def evaluate_adata(
@@ -109,8 +80,8 @@ def evaluate_adata(
     obs = _obs(adata)
     if not isinstance(truth, str):
         raise TypeError(f"truth is the name of one column; got {truth!r}")
-    (truth_name,) = obs_columns(obs.columns, truth, "truth")
-    names = obs_columns(obs.columns, pred, "pred")
+    (truth_name,) = find_columns(obs.columns, truth, "truth")
+    names = find_columns(obs.columns, pred, "pred")
     return compare_many(
         obs[truth_name], {name: obs[name] for name in names}, metrics, missing=missing
     )

@@ -38,8 +38,6 @@ from typing import Any
 
 import numpy as np
 
-from ._anndata import obs_columns
-
 __all__ = [
     "COMPRESSIONS",
     "FORMATS",
@@ -51,6 +49,7 @@ __all__ = [
     "Progress",
     "check_batch_size",
     "file_format",
+    "find_columns",
     "open_file",
 ]
 
@@ -167,6 +166,35 @@ class NoFileError(FileError, FileNotFoundError):
 
 
 # --- formats ---------------------------------------------------------------------------------
+
+
+def find_columns(
+    columns: Iterable[Any],
+    wanted: str | Iterable[str],
+    what: str | None,
+    *,
+    patterns: bool = True,
+) -> list[str]:
+    """The column names asked for, with shell-style patterns (``"leiden_*"``) expanded in
+    column order (unless ``patterns=False``); refuses names that are not there, listing those
+    that are (``no {what} column 'x'; the columns are: ...``, or ``no column 'x'; ...``)."""
+    available = [str(c) for c in columns]
+    names = [wanted] if isinstance(wanted, str) else list(wanted)
+    found: list[str] = []
+    for name in names:
+        if name in available:
+            found.append(name)
+            continue
+        matches = (
+            fnmatch.filter(available, name) if patterns and any(ch in name for ch in "*?[") else []
+        )
+        if not matches:
+            raise KeyError(
+                f"no {what + ' ' if what else ''}column {name!r}; the columns are:"
+                f" {', '.join(available)}"
+            )
+        found.extend(m for m in matches if m not in found)
+    return found
 
 
 def file_format(
@@ -341,7 +369,7 @@ class DataFile:
         names = [wanted] if isinstance(wanted, str) else list(wanted)
         columns = self.columns()
         try:
-            return obs_columns(columns, names, what, patterns=patterns)
+            return find_columns(columns, names, what, patterns=patterns)
         except KeyError as e:
             absent = next(
                 n for n in names if n not in columns and not (patterns and _matches(n, columns))
