@@ -76,6 +76,17 @@ def test_exported_scalar_functions_are_measures_of_the_catalogue():
             assert name in functions, name
 
 
+def test_parameters_come_from_the_kernels():
+    assert MEASURES["pair_f_score"].parameters == {"beta": 1.0}
+    assert MEASURES["joint_entropy"].parameters == {"base": math.e}
+    assert MEASURES["adjusted_mutual_info_score_max"].parameters == {"average_method": "max"}
+    assert MEASURES["pair_sets_index_simplified"].parameters == {
+        "simplified": True,
+        "clipped": True,
+    }
+    assert MEASURES["jaccard_index"].parameters == {}
+
+
 def test_names_are_unique_however_they_are_written():
     keys: dict[str, str] = {}
     for row in MEASURES.values():

@@ -22,7 +22,7 @@ def _tables_equal(a: Any, b: Any) -> None:
 
 def _separate(truth: Any, matrix: np.ndarray, missing: str = "raise") -> list[Any]:
     return [
-        _labels.count(truth, np.ascontiguousarray(matrix[:, j]), missing=missing)
+        _labels.count_columns(truth, np.ascontiguousarray(matrix[:, j]), missing=missing)[0]
         for j in range(matrix.shape[1])
     ]
 
@@ -78,5 +78,5 @@ def test_float_and_string_matrices_take_the_column_path() -> None:
     for matrix in (floats, strings):
         tables = _labels.count_many(truth, matrix)
         assert [t.pair_sums() for t in tables] == [
-            _labels.count(truth, matrix[:, j]).pair_sums() for j in range(2)
+            _labels.count_columns(truth, matrix[:, j])[0].pair_sums() for j in range(2)
         ]

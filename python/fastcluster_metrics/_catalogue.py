@@ -21,6 +21,7 @@ one row in :data:`MEASURES`.
 from __future__ import annotations
 
 import difflib
+import inspect
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -96,14 +97,29 @@ class Measure:
         return self.short[0] if self.short else self.name
 
     @property
+    def parameters(self) -> dict[str, Any]:
+        """The keyword options the kernel takes (``beta``, ``average_method``, ``base``, ...),
+        with their defaults; those in :attr:`options` fixed to this row's values."""
+        signature = inspect.signature(self.kernel)
+        found = {
+            p.name: p.default for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY
+        }
+        return {**found, **self.options}
+
+    @property
     def function_name(self) -> str | None:
         """The public function computing it (with :attr:`options`), if any."""
         return self.name if self.function == "" else self.function
 
     def __call__(self, table: Contingency) -> float:
         """Its value on a table, as a float; NaN on an empty table where the kernel refuses
-        one."""
-        return float(self.exact(table))
+        one (as :meth:`exact`, without its call: evaluate's defaults on small inputs)."""
+        try:
+            return float(self.kernel(table, **self.options))
+        except ValueError:
+            if table.n == 0:
+                return math.nan
+            raise
 
     def exact(self, table: Contingency) -> Any:
         """Its value as the kernel gives it (an exact ``int`` for counts such as Mirkin's);

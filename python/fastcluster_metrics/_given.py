@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
 from . import _native
+from ._params import scipy_module
 
 __all__ = [
     "SAMPLES_LIMIT",
@@ -49,16 +50,6 @@ def check_dense_fits(shape: tuple[int, int], dtype: np.dtype[Any]) -> None:
         )
 
 
-def scipy_sparse() -> Any:
-    try:
-        import scipy.sparse
-    except ImportError as e:  # pragma: no cover - scipy is installed with the test extras
-        raise ImportError(
-            "sparse contingency matrices need scipy: pip install 'fastcluster-metrics[sparse]'"
-        ) from e
-    return scipy.sparse
-
-
 def csr(
     shape: tuple[int, int],
     rows: NDArray[Any],
@@ -66,7 +57,9 @@ def csr(
     counts: NDArray[Any],
     dtype: DTypeLike,
 ) -> Any:
-    return scipy_sparse().csr_matrix((counts.astype(dtype), (rows, cols)), shape=shape)
+    return scipy_module("sparse", "sparse contingency matrices").csr_matrix(
+        (counts.astype(dtype), (rows, cols)), shape=shape
+    )
 
 
 def _not_2d(arr: NDArray[Any], strict: bool) -> ValueError:

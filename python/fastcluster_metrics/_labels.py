@@ -28,7 +28,6 @@ __all__ = [
     "MISSING_POLICIES",
     "Column",
     "check_missing",
-    "count",
     "count_columns",
     "count_labels",
     "count_many",
@@ -430,19 +429,6 @@ def _count_matrix(
         return [_native.count(true.codes, matrix[:, j]) for j in range(matrix.shape[1])]
     tables: list[_native.Table] = _native.count_columns(true.codes, np.ascontiguousarray(matrix))
     return tables
-
-
-def count(
-    labels_true: Any,
-    labels_pred: Any,
-    *,
-    missing: str = "raise",
-    warn: bool = True,
-    cells: bool = True,
-) -> _native.Table:
-    """The contingency table of two labelings, in one pass over them (``cells``: as
-    :func:`count_columns`)."""
-    return count_columns(labels_true, labels_pred, missing=missing, warn=warn, cells=cells)[0]
 
 
 def count_one(labels: Any, *, missing: str = "raise") -> _native.Table:

@@ -77,7 +77,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._diagnostics import Diagnostics
-from ._params import _fail, check_beta
+from ._params import _fail, check_beta, scipy_module
 
 if TYPE_CHECKING:
     from . import _native
@@ -140,13 +140,7 @@ def _signed_sqrt_ratio(num: int, den: int) -> float:
 
 
 def _linear_sum_assignment() -> Any:
-    try:
-        from scipy.optimize import linear_sum_assignment
-    except ImportError as e:  # pragma: no cover - scipy is installed with the test extras
-        raise ImportError(
-            "set-matching measures need scipy: pip install 'fastcluster-metrics[sparse]'"
-        ) from e
-    return linear_sum_assignment
+    return scipy_module("optimize", "set-matching measures").linear_sum_assignment
 
 
 class Measures(Diagnostics):
@@ -602,14 +596,8 @@ class Measures(Diagnostics):
         """
         if self.n == 0:
             return 1.0
-        try:
-            from scipy.optimize import linear_sum_assignment
-        except ImportError as e:  # pragma: no cover - scipy is installed with the test extras
-            raise ImportError(
-                "hungarian_accuracy needs scipy: pip install 'fastcluster-metrics[sparse]'"
-            ) from e
         table = self.to_numpy()
-        rows, cols = linear_sum_assignment(table, maximize=True)
+        rows, cols = _linear_sum_assignment()(table, maximize=True)
         matched = sum(int(x) for x in table[rows, cols].tolist())
         return _ratio(matched, self.n, 1.0)
 
@@ -617,6 +605,16 @@ class Measures(Diagnostics):
         """The dense table without its empty classes and clusters."""
         table = self.to_numpy()
         return table[np.ix_(self.class_sizes > 0, self.cluster_sizes > 0)]
+
+    def _to_match(self) -> tuple[NDArray[np.int64], int] | None:
+        """For the measures that match classes to clusters one-to-one in a square table: the
+        dense table without empty classes and clusters, and ``K = max(r, c)``; None where the
+        measure is 1.0 by convention (no samples, or ``K = 1``)."""
+        if self.n == 0:
+            return None
+        table = self._dense_nonempty()
+        k = int(max(table.shape))
+        return None if k == 1 else (table, k)
 
     def normalized_pivoted_accuracy(self) -> float:
         """Normalised pivoted accuracy (NPA), ``(A K - 1) / (K - 1)`` [Ga25]_.
@@ -627,12 +625,10 @@ class Measures(Diagnostics):
         tables, whose own function accepts square tables only), so ``1/K`` is the accuracy of
         the worst case. Symmetric; 1.0 when ``K = 1`` and on an empty table. Needs scipy.
         """
-        if self.n == 0:
+        match = self._to_match()
+        if match is None:
             return 1.0
-        table = self._dense_nonempty()
-        k = int(max(table.shape))
-        if k == 1:
-            return 1.0
+        table, k = match
         rows, cols = _linear_sum_assignment()(table, maximize=True)
         matched = sum(int(x) for x in table[rows, cols].tolist())
         return float(Fraction(k * matched - self.n, self.n * (k - 1)))
@@ -673,12 +669,10 @@ class Measures(Diagnostics):
         the paper's eq. 20). ``clipped`` (the default, as the paper) returns 0 for negative
         values. Symmetric; 1.0 when ``K = 1`` or on an empty table. Needs scipy.
         """
-        if self.n == 0:
+        match = self._to_match()
+        if match is None:
             return 1.0
-        table = self._dense_nonempty()
-        k = int(max(table.shape))
-        if k == 1:
-            return 1.0
+        table, k = match
         a = table.sum(axis=1)
         b = table.sum(axis=0)
         sim = table / np.maximum(a[:, None], b[None, :])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 from numbers import Real
 from typing import Any
@@ -69,3 +70,12 @@ def check_eps(func: str, eps: object) -> None:
 def check_bool(func: str, name: str, value: object) -> None:
     if not isinstance(value, (bool, np.bool_)):
         raise _fail(name, func, "an instance of 'bool' or an instance of 'numpy.bool'", value)
+
+
+def scipy_module(name: str, what: str) -> Any:
+    """``scipy.<name>`` (scipy is an optional dependency), or an ImportError that says ``what``
+    needs it and how to install it."""
+    try:
+        return importlib.import_module(f"scipy.{name}")
+    except ImportError as e:  # pragma: no cover - scipy is installed with the test extras
+        raise ImportError(f"{what} need scipy: pip install 'fastcluster-metrics[sparse]'") from e
