@@ -311,7 +311,8 @@ def resolve(name: object, func: str, param: str = "metrics") -> Measure:
             "no measure has a close name; give a full name or a short name such as 'ARI',"
             " 'AMI', 'NMI' or 'purity' (or 'all' for every measure)"
         )
-    raise InvalidParameterError(f"unknown metric {name!r} for {func} ({param}=...); {hint}")
+    where = f"{func} ({param})" if param.startswith("-") else f"{func} ({param}=...)"
+    raise InvalidParameterError(f"unknown metric {name!r} for {where}; {hint}")
 
 
 def resolve_all(
