@@ -2,7 +2,7 @@
 
 use std::sync::OnceLock;
 
-use crate::one_row::{OneRow, Singletons};
+use crate::one_row::{Compact, OneRow, Singletons};
 use crate::scores::{self, AmiParts, PairSums};
 use crate::table::{Keys, Table};
 
@@ -85,7 +85,9 @@ impl Measures for Table {
     }
 }
 
-/// The measures of a compact form ([`OneRow`], [`Singletons`]), from its own methods.
+/// The measures of a compact form ([`OneRow`], [`Singletons`]): its shape from its own
+/// methods, its measures from [`Compact`]'s (written once for both forms). Only
+/// delegation: one line a method.
 macro_rules! compact_measures {
     ($form:ty) => {
         impl Measures for $form {
@@ -115,23 +117,23 @@ macro_rules! compact_measures {
             }
 
             fn pair_sums(&self) -> PairSums {
-                <$form>::pair_sums(self)
+                <$form as Compact>::pair_sums(self)
             }
 
             fn entropy_cols(&self) -> f64 {
-                <$form>::entropy_cols(self)
+                <$form as Compact>::entropy_cols(self)
             }
 
             fn mutual_info(&self) -> f64 {
-                <$form>::mutual_info(self)
+                <$form as Compact>::mutual_info(self)
             }
 
             fn expected_mutual_info(&self) -> f64 {
-                <$form>::expected_mutual_info(self)
+                <$form as Compact>::expected_mutual_info(self)
             }
 
             fn ami_parts(&self) -> AmiParts {
-                <$form>::ami_parts(self)
+                <$form as Compact>::ami_parts(self)
             }
 
             /// Each cluster's majority is all of it.

@@ -274,7 +274,6 @@ fn lanes<const SAME: bool>(
     nf: f64,
     ln: &[f64; LN_SMALL as usize],
 ) -> ([f64; LANES], [bool; LANES]) {
-    let (h, hf) = (w.h, w.h as f64);
     let mut acc = LaneSums::default();
     // The mode's term (a ratio of 1 ends no lane).
     let mut live = w.live;
@@ -290,81 +289,79 @@ fn lanes<const SAME: bool>(
         &mut acc,
         &mut live,
     );
-    // On a stride, the steps' ratios multiplied four at a time (numerators and
-    // denominators apart, one division per four), as in `pair_walk`; `q`, their product
-    // over the stride.
-    let mut at_end = [false; LANES];
+    let plus_one = |x: [f64; LANES]| x.map(|x| x + 1.0);
     // Upward: P(k+1) = P(k) (a-k)(b-k) / ((k+1)(n-a-b+k+1)).
-    let (mut p, mut kf) = (w.p_m, w.m);
-    let (mut ak, mut bk, mut k1, mut d1) = (w.a_m, w.b_m, [0.0; LANES], [0.0; LANES]);
-    for i in 0..LANES {
-        k1[i] = w.m[i] + 1.0;
-        d1[i] = w.fourth_m[i] + 1.0;
-        live[i] = w.live[i] && w.m[i] + hf <= w.hi[i];
-    }
-    while live.iter().any(|&l| l) {
-        let mut q = ones;
-        let mut left = h;
-        while left > 0 {
-            let (mut num, mut den) = (ones, ones);
-            for _ in 0..left.min(4) {
-                for i in 0..LANES {
-                    num[i] *= ak[i] * bk[i];
-                    den[i] *= k1[i] * d1[i];
-                    (ak[i], bk[i], k1[i], d1[i]) =
-                        (ak[i] - 1.0, bk[i] - 1.0, k1[i] + 1.0, d1[i] + 1.0);
-                }
-            }
-            for i in 0..LANES {
-                let r = num[i] / den[i];
-                p[i] *= r;
-                q[i] *= r;
-            }
-            left -= left.min(4);
-        }
-        for i in 0..LANES {
-            kf[i] += hf;
-            at_end[i] = kf[i] + hf > w.hi[i];
-        }
-        lane_step::<SAME>(w, nf, ln, &kf, &p, &q, &at_end, &mut acc, &mut live);
-    }
+    let (num, den) = ([w.a_m, w.b_m], [plus_one(w.m), plus_one(w.fourth_m)]);
+    lane_walk::<SAME, true>(w, nf, ln, num, den, &mut acc, &mut live);
     // Downward: P(k-1) = P(k) k (n-a-b+k) / ((a-k+1)(b-k+1)).
-    let (mut p, mut kf, mut dk) = (w.p_m, w.m, w.fourth_m);
-    let (mut ak, mut bk) = (w.a_m, w.b_m);
-    for i in 0..LANES {
-        ak[i] += 1.0;
-        bk[i] += 1.0;
-        live[i] = w.live[i] && w.m[i] - hf >= w.lo[i];
-    }
-    while live.iter().any(|&l| l) {
-        let mut q = ones;
-        let mut left = h;
-        while left > 0 {
-            let (mut num, mut den) = (ones, ones);
-            for _ in 0..left.min(4) {
-                for i in 0..LANES {
-                    num[i] *= kf[i] * dk[i];
-                    den[i] *= ak[i] * bk[i];
-                    (kf[i], dk[i], ak[i], bk[i]) =
-                        (kf[i] - 1.0, dk[i] - 1.0, ak[i] + 1.0, bk[i] + 1.0);
-                }
-            }
-            for i in 0..LANES {
-                let r = num[i] / den[i];
-                p[i] *= r;
-                q[i] *= r;
-            }
-            left -= left.min(4);
-        }
-        for i in 0..LANES {
-            at_end[i] = kf[i] - hf < w.lo[i];
-        }
-        lane_step::<SAME>(w, nf, ln, &kf, &p, &q, &at_end, &mut acc, &mut live);
-    }
+    let (num, den) = ([w.m, w.fourth_m], [plus_one(w.a_m), plus_one(w.b_m)]);
+    lane_walk::<SAME, false>(w, nf, ln, num, den, &mut acc, &mut live);
     (
         std::array::from_fn(|i| acc.sum[i] + acc.carry[i]),
         acc.past_table,
     )
+}
+
+/// The lanes' walks from their modes (whose terms are in `acc`), upward (`UP`) or
+/// downward, until each lane's tail bound or its support's end: each step's ratio is
+/// `num[0] num[1] / (den[0] den[1])`, whose factors step down and up by one. On a stride,
+/// the steps' ratios multiplied four at a time (numerators and denominators apart, one
+/// division per four), as in `pair_walk`; `q`, their product over the stride.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn lane_walk<const SAME: bool, const UP: bool>(
+    w: &LaneStarts,
+    nf: f64,
+    ln: &[f64; LN_SMALL as usize],
+    [mut x, mut y]: [[f64; LANES]; 2],
+    [mut u, mut v]: [[f64; LANES]; 2],
+    acc: &mut LaneSums,
+    live: &mut [bool; LANES],
+) {
+    let (h, hf) = (w.h, w.h as f64);
+    let ones = [1.0; LANES];
+    let (mut p, mut kf) = (w.p_m, w.m);
+    let mut at_end = [false; LANES];
+    // The lanes with a term a stride on.
+    *live = std::array::from_fn(|i| {
+        w.live[i]
+            && if UP {
+                w.m[i] + hf <= w.hi[i]
+            } else {
+                w.m[i] - hf >= w.lo[i]
+            }
+    });
+    while live.iter().any(|&l| l) {
+        let mut q = ones;
+        let mut left = h;
+        while left > 0 {
+            let (mut num, mut den) = (ones, ones);
+            for _ in 0..left.min(4) {
+                for i in 0..LANES {
+                    num[i] *= x[i] * y[i];
+                    den[i] *= u[i] * v[i];
+                    (x[i], y[i], u[i], v[i]) = (x[i] - 1.0, y[i] - 1.0, u[i] + 1.0, v[i] + 1.0);
+                }
+            }
+            for i in 0..LANES {
+                let r = num[i] / den[i];
+                p[i] *= r;
+                q[i] *= r;
+            }
+            left -= left.min(4);
+        }
+        for i in 0..LANES {
+            if UP {
+                kf[i] += hf;
+                at_end[i] = kf[i] + hf > w.hi[i];
+            } else {
+                // The count is the numerator's first factor.
+                kf[i] = x[i];
+                at_end[i] = kf[i] - hf < w.lo[i];
+            }
+        }
+        lane_step::<SAME>(w, nf, ln, &kf, &p, &q, &at_end, acc, live);
+    }
 }
 
 #[cfg(test)]

@@ -167,193 +167,189 @@ pub(super) fn pair_walk(st: &Start) -> f64 {
         };
         p * bd * inv_n
     };
-    let tiny = f64::MIN_POSITIVE;
     if sd >= STRIDE_SD {
         return pair_emi_strided(m, lo, hi, (sd / 16.0) as u64, factor, |k| {
             let p = ln_prob(k).exp();
             (p, term(k, k as f64, p))
         });
     }
-    let hf = h as f64;
     let mut s = Sum::default();
-    let t = hf * term(m, m as f64, p_m);
+    let t = h as f64 * term(m, m as f64, p_m);
     s.add(t);
     let mut mass = t.abs();
-    // After a step to k (probability p, ratio r from the last): on every h-th step add the
-    // term, and say whether the rest, every term on the stride or not, is below the tail
-    // bound (past the mode the probabilities fall off at least geometrically).
-    let stride_done =
-        |until: &mut u64, k: u64, kf: f64, p: f64, r: f64, s: &mut Sum, mass: &mut f64| {
-            *until -= 1;
-            if *until > 0 {
-                return false;
-            }
-            *until = h;
-            let t = hf * term(k, kf, p);
-            s.add(t);
-            *mass += t.abs();
-            r < 1.0 && hf * p * factor * r <= (*mass * STOP + tiny) * (1.0 - r)
-        };
     // Upward: P(k+1) = P(k) (a-k)(b-k) / ((k+1)(n-a-b+k+1)).
     // The four factors start exact at the mode and step by one (exact below 2^53; past
     // it, off by a few units in counts of 2^53 or more).
-    let mut p = p_m;
-    let mut k = m;
-    let (mut ak, mut bk) = ((a - m) as f64, (b - m) as f64);
-    let (mut k1, mut d1) = ((m + 1) as f64, if m < hi { fourth(m + 1) } else { 0.0 });
-    // One step up: the new k as a float, and the ratio.
-    macro_rules! up {
-        () => {{
-            let r = ak * bk / (k1 * d1);
-            let kf = k1;
-            (ak, bk, k1, d1) = (ak - 1.0, bk - 1.0, k1 + 1.0, d1 + 1.0);
-            p *= r;
-            k += 1;
-            (kf, r)
-        }};
+    let up = Steps::<true> {
+        k: m,
+        p: p_m,
+        num: [(a - m) as f64, (b - m) as f64],
+        den: [(m + 1) as f64, if m < hi { fourth(m + 1) } else { 0.0 }],
+    };
+    walk_side(up, st, &term, &ln_prob, &mut s, &mut mass);
+    // Downward: P(k-1) = P(k) k (n-a-b+k) / ((a-k+1)(b-k+1)).
+    let down = Steps::<false> {
+        k: m,
+        p: p_m,
+        num: [m as f64, fourth(m)],
+        den: [(a - m + 1) as f64, (b - m + 1) as f64],
+    };
+    walk_side(down, st, &term, &ln_prob, &mut s, &mut mass);
+    s.value()
+}
+
+/// A walk from the mode, upward (`UP`) or downward: the count `k` and its probability
+/// `p`, and the ratio of the next probability to `p`, `num[0] num[1] / (den[0] den[1])`,
+/// whose factors step down and up by one a step.
+struct Steps<const UP: bool> {
+    k: u64,
+    p: f64,
+    num: [f64; 2],
+    den: [f64; 2],
+}
+
+impl<const UP: bool> Steps<UP> {
+    /// The counts left to the support's end (`lo..=hi`) this way.
+    #[inline(always)]
+    fn left(&self, lo: u64, hi: u64) -> u64 {
+        if UP {
+            hi - self.k
+        } else {
+            self.k - lo
+        }
     }
+
+    /// One step: the new k as a float, and the ratio.
+    #[inline(always)]
+    fn step(&mut self) -> (f64, f64) {
+        let r = self.num[0] * self.num[1] / (self.den[0] * self.den[1]);
+        let kf = if UP { self.den[0] } else { self.num[0] - 1.0 };
+        self.advance();
+        self.p *= r;
+        self.k = if UP { self.k + 1 } else { self.k - 1 };
+        (kf, r)
+    }
+
+    /// The ratio's factors one step on.
+    #[inline(always)]
+    fn advance(&mut self) {
+        let ([x, y], [u, v]) = (self.num, self.den);
+        (self.num, self.den) = ([x - 1.0, y - 1.0], [u + 1.0, v + 1.0]);
+    }
+
+    /// `h` steps, their ratios multiplied four at a time (numerators and denominators
+    /// apart, one division per four: the divisions were most of the time).
+    #[inline(always)]
+    fn stride(&mut self, h: u64) {
+        let mut left = h;
+        while left > 0 {
+            let g = left.min(4);
+            let (mut num, mut den) = (1.0, 1.0);
+            for _ in 0..g {
+                num *= self.num[0] * self.num[1];
+                den *= self.den[0] * self.den[1];
+                self.advance();
+            }
+            self.p *= num / den;
+            left -= g;
+        }
+        self.k = if UP { self.k + h } else { self.k - h };
+    }
+
+    /// The count as a float, after [`Steps::stride`].
+    #[inline(always)]
+    fn kf(&self) -> f64 {
+        if UP {
+            self.den[0] - 1.0
+        } else {
+            self.num[0]
+        }
+    }
+}
+
+/// [`pair_walk`]'s terms one way from the mode (`w`, whose term is in `s` already) added
+/// to `s`, and their size to `mass`, until the tail bound or the support's end; `term`
+/// is the term at a count (and the count as a float) of a probability, `ln_prob` the
+/// logarithm of a count's probability.
+#[inline(always)]
+fn walk_side<const UP: bool>(
+    mut w: Steps<UP>,
+    st: &Start,
+    term: &impl Fn(u64, f64, f64) -> f64,
+    ln_prob: &impl Fn(u64) -> f64,
+    s: &mut Sum,
+    mass: &mut f64,
+) {
+    let Start {
+        lo, hi, factor, h, ..
+    } = *st;
+    let hf = h as f64;
+    let tiny = f64::MIN_POSITIVE;
     // Without a stride, four terms at a time: added pairwise (they are non-negative), one
     // compensated addition and one look at the tail bound for the four (which then
     // covers the last one's tail: a term or three more than one at a time, fewer
     // dependent steps per term).
     let mut done = false;
     if h == 1 {
-        while hi - k >= 4 {
-            let (f0, _) = up!();
-            let t0 = term(k, f0, p);
-            let (f1, _) = up!();
-            let t1 = term(k, f1, p);
-            let (f2, _) = up!();
-            let t2 = term(k, f2, p);
-            let (f3, r) = up!();
-            let t3 = term(k, f3, p);
+        while w.left(lo, hi) >= 4 {
+            let (f0, _) = w.step();
+            let t0 = term(w.k, f0, w.p);
+            let (f1, _) = w.step();
+            let t1 = term(w.k, f1, w.p);
+            let (f2, _) = w.step();
+            let t2 = term(w.k, f2, w.p);
+            let (f3, r) = w.step();
+            let t3 = term(w.k, f3, w.p);
             let t = (t0 + t1) + (t2 + t3);
             s.add(t);
-            mass += t.abs();
-            if r < 1.0 && p * factor * r <= (mass * STOP + tiny) * (1.0 - r) {
+            *mass += t.abs();
+            if r < 1.0 && w.p * factor * r <= (*mass * STOP + tiny) * (1.0 - r) {
                 done = true;
                 break;
             }
         }
     } else {
-        // On a stride: h steps of the probability between terms, their ratios multiplied
-        // four at a time (numerators and denominators apart, one division per four: the
-        // divisions were most of the time); the tail bound from the ratio over the stride,
-        // which falls off past the mode as the single steps' do.
-        let (mut prev, mut stepped) = (p, 0);
-        while hi - k >= h {
-            let mut left = h;
-            while left > 0 {
-                let g = left.min(4);
-                let (mut num, mut den) = (1.0, 1.0);
-                for _ in 0..g {
-                    num *= ak * bk;
-                    den *= k1 * d1;
-                    (ak, bk, k1, d1) = (ak - 1.0, bk - 1.0, k1 + 1.0, d1 + 1.0);
-                }
-                p *= num / den;
-                left -= g;
-            }
-            k += h;
+        // On a stride: h steps of the probability between terms; the tail bound from the
+        // ratio over the stride, which falls off past the mode as the single steps' do.
+        let (mut prev, mut stepped) = (w.p, 0);
+        while w.left(lo, hi) >= h {
+            w.stride(h);
             stepped += h;
             if stepped >= ANCHOR_STEPS {
                 // The steps' rounding, a random walk of about an ulp a step, grows with
                 // their number: Loader's probability again every so many steps.
-                p = ln_prob(k).exp();
+                w.p = ln_prob(w.k).exp();
                 stepped = 0;
             }
-            let t = hf * term(k, k1 - 1.0, p);
+            let t = hf * term(w.k, w.kf(), w.p);
             s.add(t);
-            mass += t.abs();
-            let q = p / prev;
-            prev = p;
-            if q < 1.0 && hf * p * factor * q <= (mass * STOP + tiny) * (1.0 - q) {
+            *mass += t.abs();
+            let q = w.p / prev;
+            prev = w.p;
+            if q < 1.0 && hf * w.p * factor * q <= (*mass * STOP + tiny) * (1.0 - q) {
                 break;
             }
         }
         done = true;
     }
+    // After a step to k (probability p, ratio r from the last): on every h-th step add the
+    // term, and stop once the rest, every term on the stride or not, is below the tail
+    // bound (past the mode the probabilities fall off at least geometrically).
     let mut until = h;
-    while !done && k < hi {
-        let (kf, r) = up!();
-        if stride_done(&mut until, k, kf, p, r, &mut s, &mut mass) {
+    while !done && w.left(lo, hi) > 0 {
+        let (kf, r) = w.step();
+        until -= 1;
+        if until > 0 {
+            continue;
+        }
+        until = h;
+        let t = hf * term(w.k, kf, w.p);
+        s.add(t);
+        *mass += t.abs();
+        if r < 1.0 && hf * w.p * factor * r <= (*mass * STOP + tiny) * (1.0 - r) {
             break;
         }
     }
-    // Downward: P(k-1) = P(k) k (n-a-b+k) / ((a-k+1)(b-k+1)).
-    let mut p = p_m;
-    let mut k = m;
-    let (mut kf, mut dk) = (m as f64, fourth(m));
-    let (mut ak, mut bk) = ((a - m + 1) as f64, (b - m + 1) as f64);
-    macro_rules! down {
-        () => {{
-            let r = kf * dk / (ak * bk);
-            (kf, dk, ak, bk) = (kf - 1.0, dk - 1.0, ak + 1.0, bk + 1.0);
-            p *= r;
-            k -= 1;
-            (kf, r)
-        }};
-    }
-    let mut done = false;
-    if h == 1 {
-        while k - lo >= 4 {
-            let (f0, _) = down!();
-            let t0 = term(k, f0, p);
-            let (f1, _) = down!();
-            let t1 = term(k, f1, p);
-            let (f2, _) = down!();
-            let t2 = term(k, f2, p);
-            let (f3, r) = down!();
-            let t3 = term(k, f3, p);
-            let t = (t0 + t1) + (t2 + t3);
-            s.add(t);
-            mass += t.abs();
-            if r < 1.0 && p * factor * r <= (mass * STOP + tiny) * (1.0 - r) {
-                done = true;
-                break;
-            }
-        }
-    } else {
-        // On a stride, as upward.
-        let (mut prev, mut stepped) = (p, 0);
-        while k - lo >= h {
-            let mut left = h;
-            while left > 0 {
-                let g = left.min(4);
-                let (mut num, mut den) = (1.0, 1.0);
-                for _ in 0..g {
-                    num *= kf * dk;
-                    den *= ak * bk;
-                    (kf, dk, ak, bk) = (kf - 1.0, dk - 1.0, ak + 1.0, bk + 1.0);
-                }
-                p *= num / den;
-                left -= g;
-            }
-            k -= h;
-            stepped += h;
-            if stepped >= ANCHOR_STEPS {
-                p = ln_prob(k).exp();
-                stepped = 0;
-            }
-            let t = hf * term(k, kf, p);
-            s.add(t);
-            mass += t.abs();
-            let q = p / prev;
-            prev = p;
-            if q < 1.0 && hf * p * factor * q <= (mass * STOP + tiny) * (1.0 - q) {
-                break;
-            }
-        }
-        done = true;
-    }
-    let mut until = h;
-    while !done && k > lo {
-        let (kf, r) = down!();
-        if stride_done(&mut until, k, kf, p, r, &mut s, &mut mass) {
-            break;
-        }
-    }
-    s.value()
 }
 
 /// Steps of the ratio recurrence on a stride between probabilities from Loader's formula

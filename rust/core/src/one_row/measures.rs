@@ -8,8 +8,9 @@ use crate::scores::{entropy, sum_sq, AmiParts, PairSums};
 
 use super::form::{OneRow, Rows, Singletons, COUNT_MAX};
 
-/// What the measures read of a compact form.
-trait Compact: Sync {
+/// A compact form: what the measures read of it, and its measures (one cell a column,
+/// whose count is the column's sum), written once for every form.
+pub(crate) trait Compact: Sync + Sized {
     fn rows(&self) -> &Rows;
     fn n_cols(&self) -> usize;
     /// Σ b_j².
@@ -20,6 +21,38 @@ trait Compact: Sync {
     /// is at least `least` of the row, if the form has its cells and some row leaves
     /// out a cell; false (nothing written) otherwise.
     fn kept_cells(&self, least: &[u64], kept: &mut [u64]) -> bool;
+
+    /// See [`crate::scores::pair_sums`]; Σ n_ij² is Σ b_j².
+    fn pair_sums(&self) -> PairSums {
+        PairSums {
+            n: u128::from(self.rows().n),
+            cells_sq: self.cols_sq(),
+            rows_sq: sum_sq(&self.rows().sums),
+            cols_sq: self.cols_sq(),
+        }
+    }
+
+    /// The [`entropy`] of the columns, from their distinct sizes: each size's term once,
+    /// times how many columns have it (one rounding more than a term a column, summed
+    /// over far fewer terms).
+    fn entropy_cols(&self) -> f64 {
+        entropy_of_sizes(&self.col_sizes(), self.n_cols(), self.rows().n)
+    }
+
+    /// See [`crate::scores::mutual_info`] and [`mutual_info`].
+    fn mutual_info(&self) -> f64 {
+        mutual_info(self)
+    }
+
+    /// See [`crate::scores::expected_mutual_info`].
+    fn expected_mutual_info(&self) -> f64 {
+        emi_of_cols(self, &self.col_sizes())
+    }
+
+    /// See [`crate::scores::ami_parts`] and [`ami_parts`].
+    fn ami_parts(&self) -> AmiParts {
+        ami_parts(self)
+    }
 }
 
 impl Compact for OneRow {
@@ -65,6 +98,7 @@ impl Compact for Singletons {
         self.rows.n as usize
     }
 
+    /// Every column one sample: Σ n_ij² and Σ b_j² are n.
     fn cols_sq(&self) -> u128 {
         u128::from(self.rows.n)
     }
@@ -76,76 +110,6 @@ impl Compact for Singletons {
     fn kept_cells(&self, _: &[u64], _: &mut [u64]) -> bool {
         false
     }
-}
-
-impl OneRow {
-    /// See [`crate::scores::pair_sums`]; Σ n_ij² is Σ b_j².
-    pub(crate) fn pair_sums(&self) -> PairSums {
-        pair_sums(self)
-    }
-
-    /// See [`entropy_cols`].
-    pub(crate) fn entropy_cols(&self) -> f64 {
-        entropy_cols(self)
-    }
-
-    /// See [`mutual_info`].
-    pub(crate) fn mutual_info(&self) -> f64 {
-        mutual_info(self)
-    }
-
-    /// See [`crate::scores::expected_mutual_info`].
-    pub(crate) fn expected_mutual_info(&self) -> f64 {
-        emi_of_cols(self, &self.col_sizes())
-    }
-
-    /// See [`ami_parts`].
-    pub(crate) fn ami_parts(&self) -> AmiParts {
-        ami_parts(self)
-    }
-}
-
-impl Singletons {
-    /// See [`crate::scores::pair_sums`]; Σ n_ij² and Σ b_j² are n.
-    pub(crate) fn pair_sums(&self) -> PairSums {
-        pair_sums(self)
-    }
-
-    /// See [`entropy_cols`].
-    pub(crate) fn entropy_cols(&self) -> f64 {
-        entropy_cols(self)
-    }
-
-    /// See [`mutual_info`].
-    pub(crate) fn mutual_info(&self) -> f64 {
-        mutual_info(self)
-    }
-
-    /// See [`crate::scores::expected_mutual_info`].
-    pub(crate) fn expected_mutual_info(&self) -> f64 {
-        emi_of_cols(self, &self.col_sizes())
-    }
-
-    /// See [`ami_parts`].
-    pub(crate) fn ami_parts(&self) -> AmiParts {
-        ami_parts(self)
-    }
-}
-
-fn pair_sums(o: &impl Compact) -> PairSums {
-    PairSums {
-        n: u128::from(o.rows().n),
-        cells_sq: o.cols_sq(),
-        rows_sq: sum_sq(&o.rows().sums),
-        cols_sq: o.cols_sq(),
-    }
-}
-
-/// The [`entropy`] of the columns, from their distinct sizes: each size's term once,
-/// times how many columns have it (one rounding more than a term a column, summed
-/// over far fewer terms).
-fn entropy_cols(o: &impl Compact) -> f64 {
-    entropy_of_sizes(&o.col_sizes(), o.n_cols(), o.rows().n)
 }
 
 /// [`entropy`] of `columns` sizes (`sizes`: each distinct size and its number)

@@ -17,6 +17,7 @@ mod measures;
 
 pub(crate) use count::{count_map, count_singletons, probe, Probe};
 pub use form::{OneRow, Singletons};
+pub(crate) use measures::Compact;
 
 #[cfg(test)]
 mod tests {
