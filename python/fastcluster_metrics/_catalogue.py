@@ -115,7 +115,7 @@ class Measure:
         """Its value on a table, as a float; NaN on an empty table where the kernel refuses
         one (as :meth:`exact`, without its call: evaluate's defaults on small inputs)."""
         try:
-            return float(self.kernel(table, **self.options))
+            return float(self.kernel(table, **self.options) if self.options else self.kernel(table))
         except ValueError:
             if table.n == 0:
                 return math.nan

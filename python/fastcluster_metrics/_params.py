@@ -57,6 +57,8 @@ def _non_negative_real(x: object) -> bool:
 
 
 def check_beta(func: str, beta: object) -> float:
+    if type(beta) is float and 0.0 <= beta < math.inf:  # the usual case, without the ABC check
+        return beta
     if not _non_negative_real(beta):
         raise _fail("beta", func, "a float in the range [0.0, inf)", beta)
     return float(beta)  # type: ignore[arg-type]
