@@ -43,7 +43,7 @@ class Contingency(Measures):
     [[4, 0], [2, 2]]
     """
 
-    __slots__ = ("_cells_cache", "_classes", "_clusters", "_native_table")
+    __slots__ = ("_cells_cache", "_classes", "_clusters", "_memo", "_native_table")
 
     def __init__(
         self,
@@ -75,6 +75,7 @@ class Contingency(Measures):
         self._classes = classes
         self._clusters = clusters
         self._cells_cache: tuple[NDArray[np.int64], ...] | None = None
+        self._memo: dict[tuple[str, float], Any] | None = None
 
     @classmethod
     def _of(
@@ -267,19 +268,31 @@ class Contingency(Measures):
     ) -> tuple[float, float, float]:
         """As :func:`homogeneity_completeness_v_measure`."""
         beta = check_beta("homogeneity_completeness_v_measure", beta)
-        return sc.hcv(self._native_table, beta)
+        return self._hcv(beta)
 
     def homogeneity_score(self) -> float:
         """As :func:`homogeneity_score`."""
-        return sc.hcv(self._native_table, 1.0)[0]
+        return self._hcv(1.0)[0]
 
     def completeness_score(self) -> float:
         """As :func:`completeness_score`."""
-        return sc.hcv(self._native_table, 1.0)[1]
+        return self._hcv(1.0)[1]
 
     def v_measure_score(self, *, beta: float = 1.0) -> float:
         """As :func:`v_measure_score`."""
-        return sc.hcv(self._native_table, check_beta("v_measure_score", beta))[2]
+        return self._hcv(check_beta("v_measure_score", beta))[2]
+
+    def _hcv(self, beta: float) -> tuple[float, float, float]:
+        """Homogeneity, completeness and V-measure, computed once per table and ``beta``
+        (``evaluate`` asks for all three)."""
+        key = ("hcv", beta)
+        memo = self._memo
+        if memo is None:
+            memo = self._memo = {}
+        if key not in memo:
+            memo[key] = sc.hcv(self._native_table, beta)
+        found: tuple[float, float, float] = memo[key]
+        return found
 
     def fowlkes_mallows_score(self) -> float:
         """As :func:`fowlkes_mallows_score`."""
