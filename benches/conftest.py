@@ -30,7 +30,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import re
 import warnings
 from collections.abc import Callable
@@ -195,11 +194,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "slow_sklearn: scikit-learn at n = 1e7; runs only with FCM_BENCH_FULL=1"
     )
-    # In CI (env CI set) a plain `pytest` runs each case once as a test, as with
-    # --benchmark-disable, unless an option asks for timings.
-    in_ci = os.environ.get("CI", "").lower() not in ("", "0", "false")
+    # A plain `pytest` (the README's test command, and CI) runs each case once as a test, as
+    # with --benchmark-disable, and prints no timing tables, unless an option asks for timings.
     wants_timing = any(config.getoption(o, None) for o in _TIMING_OPTIONS)
-    if in_ci and not wants_timing and hasattr(config.option, "benchmark_disable"):
+    if not wants_timing and hasattr(config.option, "benchmark_disable"):
         config.option.benchmark_disable = True
 
 
