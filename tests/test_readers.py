@@ -119,13 +119,13 @@ NAMES = [
 
 
 def test_one_table_of_suffixes_and_compressions():
-    assert set(_readers.FORMATS.values()) == {"csv", "tsv", "parquet", "ipc", "h5ad"}
+    assert set(_readers.FORMATS.values()) == {"csv", "tsv", "parquet", "ipc", "h5ad", "zarr"}
     assert set(_readers.FORMAT_NAMES.values()) <= set(_readers.FORMAT_NAMES)
     # the command line offers every format name read_contingency takes
     action = next(a for a in _cli.parser()._actions if a.dest == "input_format")
     assert list(action.choices) == list(_readers.FORMAT_NAMES)
     named = {n.split(".", 1)[1].split(".")[0] for n in NAMES}
-    assert {"." + s for s in named} == set(_readers.FORMATS) - {".h5ad"}
+    assert {"." + s for s in named} == set(_readers.FORMATS) - {".h5ad", ".zarr"}
     compressed = {"." + n.rsplit(".", 1)[1] for n in NAMES if n.count(".") == 2}
     assert compressed == set(_readers.COMPRESSIONS)
 

@@ -1,18 +1,20 @@
 """Scoring the columns of an AnnData's ``.obs`` (cell annotations against clusterings).
 
 Nothing here imports anndata: an AnnData is read through its ``.obs`` DataFrame, and a
-DataFrame (``adata.obs`` itself, or any table of labels) is taken as is. Category columns
-(what scanpy writes for Leiden and Louvain clusterings, and ``.h5ad`` files load) are read
-through their integer codes, without touching the labels.
+DataFrame (``adata.obs`` itself, or any table of labels) is taken as is. A path to an AnnData
+file (.h5ad, zarr store) is read by the file readers: the columns asked for, not the rest of
+the file. Category columns (what scanpy writes for Leiden and Louvain clusterings, and
+``.h5ad`` files load) are read through their integer codes, without touching the labels.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Any
 
 from ._many import compare_many
-from ._readers import find_columns
+from ._readers import find_columns, open_file
 
 __all__ = ["evaluate_adata"]
 
@@ -21,10 +23,24 @@ def _obs(adata: Any) -> Any:
     obs = getattr(adata, "obs", adata)
     if not (hasattr(obs, "columns") and hasattr(obs, "__getitem__")):
         raise TypeError(
-            "evaluate_adata takes an AnnData (its .obs is read) or a pandas DataFrame;"
-            f" got {type(adata).__name__}"
+            "evaluate_adata takes an AnnData (its .obs is read), a pandas DataFrame or the"
+            f" path to an .h5ad file or zarr store; got {type(adata).__name__}"
         )
     return obs
+
+
+def _from_file(path: str | os.PathLike[str], truth: str, pred: str | Iterable[str]) -> Any:
+    """The truth column and the prediction columns of an AnnData file's obs."""
+    file = open_file(path)
+    if file.streamed:
+        raise ValueError(
+            f"evaluate_adata reads AnnData files (.h5ad, .zarr); {file.name} is {file.kind}:"
+            " use read_contingency or compare_many"
+        )
+    (truth_name,) = file.find(truth, "truth")
+    names = file.find(pred, "pred")
+    columns = next(file.batches([truth_name, *names], 1))
+    return columns[truth_name], {name: columns[name] for name in names}
 
 
 def evaluate_adata(
@@ -40,7 +56,9 @@ def evaluate_adata(
     Parameters
     ----------
     adata
-        An AnnData (only ``adata.obs`` is read) or a pandas DataFrame of labels.
+        An AnnData (only ``adata.obs`` is read), a pandas DataFrame of labels, or the path
+        of an AnnData file (.h5ad, or a zarr store: a directory or ``.zarr.zip``), of which
+        only the columns asked for are read (never ``X``), in any layout anndata has written.
     truth
         The column of reference labels (cell types, an annotation).
     pred
@@ -61,6 +79,8 @@ def evaluate_adata(
     ------
     KeyError
         A column that ``adata.obs`` does not have (the message lists those it has).
+    FileNotFoundError, ValueError
+        A path with no file, or a file that is not an AnnData file (the message names it).
 
     Examples
     --------
@@ -77,9 +97,12 @@ def evaluate_adata(
     leiden_0.5               0.4444        0.6667
     leiden_1.0               1.0000        1.0000
     """
-    obs = _obs(adata)
     if not isinstance(truth, str):
         raise TypeError(f"truth is the name of one column; got {truth!r}")
+    if isinstance(adata, (str, os.PathLike)):
+        labels, predictions = _from_file(adata, truth, pred)
+        return compare_many(labels, predictions, metrics, missing=missing)
+    obs = _obs(adata)
     (truth_name,) = find_columns(obs.columns, truth, "truth")
     names = find_columns(obs.columns, pred, "pred")
     return compare_many(

@@ -1,4 +1,4 @@
-"""The command line: score label columns of CSV/TSV, Parquet, Arrow IPC or .h5ad files.
+"""The command line: score label columns of CSV/TSV, Parquet, Arrow IPC or AnnData files.
 
 ``fastcluster-metrics FILE [FILE2] --truth COL --pred COL [--pred COL ...]`` prints the
 measures of each predicted column against the true one; ``fastcluster-metrics`` alone (or
@@ -7,7 +7,8 @@ measures of each predicted column against the true one; ``fastcluster-metrics`` 
 Files are read by :mod:`._readers`, as :func:`read_contingency` reads them: CSV/TSV, Parquet
 and Arrow IPC files in chunks (record batches), each chunk counted into a :class:`Contingency`,
 and the tables merged by label value: memory is one chunk and the tables, whatever the length
-of the file. An .h5ad file's ``obs`` is read alone (not ``X``). This module plans which
+of the file. Of an AnnData file (.h5ad, zarr), the ``obs`` columns asked for are read alone
+(not ``X``). This module plans which
 columns to read from which file (two files joined on an id column), scores, and renders.
 
 Exit status: 0 on success, 1 for a problem with the data (a missing file or column, an
@@ -129,7 +130,7 @@ def _progress(show: bool) -> Progress | None:
 
 
 def _batches(file: DataFile, columns: list[str], rows: int, show: bool) -> Iterator[dict[str, Any]]:
-    """The columns, chunk by chunk (Arrow arrays; pandas Series for .h5ad)."""
+    """The columns, chunk by chunk (Arrow arrays; pandas Series for AnnData files)."""
     with _reading(file):
         chunks = file.batches(columns, rows, progress=_progress(show))
     while True:
@@ -208,7 +209,7 @@ def _chunks(
     source: DataFile, truth: str, preds: list[str], missing: str, rows: int, show: bool
 ) -> Iterator[tuple[Any, list[Any]]]:
     offset = 0
-    text = missing == "cluster" and source.kind != "h5ad"
+    text = missing == "cluster" and source.streamed
     for chunk in _batches(source, [truth, *preds], rows, show):
         if missing == "raise":
             for name, values in chunk.items():
@@ -292,7 +293,7 @@ def plan(args: Any) -> Plan:
         on = (_find(first, left_id, "id")[0], _find(second, right_id or left_id, "id")[0])
     if len(sources) == 1:
         chunks = _chunks(first, truth, preds, args.missing, args.chunk_rows, _show_progress(args))
-        return Plan(truth, preds, sources, chunks, first.kind != "h5ad")
+        return Plan(truth, preds, sources, chunks, first.streamed)
     labels = _joined(first, second, truth, preds, on, args)
     if args.missing == "raise":
         for name, values in ((truth, labels[0]), *zip(preds, labels[1], strict=True)):
@@ -454,6 +455,7 @@ examples:
   {PROG} cells.csv --truth cell_type --pred leiden_0.5 --pred leiden_1.0
   {PROG} cells.parquet --truth cell_type --pred 'leiden_*' --format json
   {PROG} adata.h5ad --truth cell_type --pred leiden --plot leiden.png
+  {PROG} adata.zarr --truth cell_type --pred 'leiden_*'     (a zarr store: a directory)
   {PROG} annotation.csv clusters.tsv --on cell_id --truth cell_type --pred cluster
   {PROG}                  (no arguments: the built-in example; see {PROG} demo --help)
 
@@ -475,7 +477,7 @@ def parser() -> Parser:
         prog=PROG,
         description="Compare clusterings with a reference labeling: scikit-learn's\n"
         "cluster-comparison measures of label columns of CSV/TSV, Parquet, Arrow IPC or\n"
-        ".h5ad files.",
+        "AnnData (.h5ad, .zarr) files.",
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -483,9 +485,10 @@ def parser() -> Parser:
         "files",
         nargs="+",
         metavar="FILE",
-        help=f"a .csv, .tsv (also {', '.join(COMPRESSIONS)}), .parquet, .arrow/.feather or .h5ad"
-        " file (its obs columns); with two files, --truth is read from the first, --pred from"
-        f" the second (every suffix: {', '.join(FORMATS)})",
+        help=f"a .csv, .tsv (also {', '.join(COMPRESSIONS)}), .parquet or .arrow/.feather file,"
+        " or an AnnData .h5ad file or .zarr store (a directory, or .zarr.zip: its obs columns);"
+        " with two files, --truth is read from the first, --pred from the second (every"
+        f" suffix: {', '.join(FORMATS)})",
     )
     p.add_argument("--truth", required=True, metavar="COL", help="the column of true labels")
     p.add_argument(
@@ -511,7 +514,7 @@ def parser() -> Parser:
         "--on",
         metavar="COL",
         help="with two files: the id column to join them on, or TRUTH_ID=PRED_ID when the names"
-        " differ (default: rows match by position; an .h5ad file's cell names are the column"
+        " differ (default: rows match by position; an AnnData file's cell names are the column"
         " obs_names)",
     )
     p.add_argument(

@@ -15,13 +15,14 @@ for, batch by batch, as ``{name: labels}``, under a progress bar if asked:
 - Parquet with pyarrow, by record batches of ``batch_size`` rows (string columns straight from
   the dictionary pages, as Arrow dictionaries), optionally of some row groups only.
 - Arrow IPC (file or stream format) with pyarrow, in the batches it was written with.
-- .h5ad: its ``obs`` alone (never ``X``) through anndata, in one batch of pandas Series, with
-  the cell names as the column ``obs_names``.
+- AnnData files, .h5ad and zarr stores (a directory, or a ``.zarr.zip``): the ``obs`` columns
+  asked for (never ``X``), in every layout anndata has written, by :mod:`._anndata_files`, in
+  one batch of pandas Series; the cell names are the column ``obs_names``.
 
 Errors name the file (and the column): :class:`FileError` and its subclasses, which are also
 the built-in exceptions a caller expects (``KeyError`` for a missing column, ``ValueError`` for
 an unknown format, ``FileNotFoundError``, ``ImportError``). pyarrow, anndata and tqdm are
-imported only when a file is read.
+imported only when a file is read (h5py and zarr for AnnData files).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ FORMATS = {
     ".feather": "ipc",
     ".ipc": "ipc",
     ".h5ad": "h5ad",
+    ".zarr": "zarr",
 }
 """The format of a file by its (last, or last but a compression's) suffix."""
 
@@ -86,17 +88,21 @@ FORMAT_NAMES = {
     "arrow": "ipc",
     "feather": "ipc",
     "h5ad": "h5ad",
+    "zarr": "zarr",
 }
 """The formats a caller may name, and their aliases."""
 
 _TEXT = ("csv", "tsv")
+_ANNDATA = ("h5ad", "zarr")
+"""AnnData files: their ``obs`` columns are read whole (not in batches)."""
 _SEPARATORS = {"csv": ",", "tsv": "\t"}
 _NEEDS = {
     "csv": ("pyarrow", "io"),
     "tsv": ("pyarrow", "io"),
     "parquet": ("pyarrow", "io"),
     "ipc": ("pyarrow", "io"),
-    "h5ad": ("anndata", "anndata"),
+    "h5ad": ("h5py", "h5ad"),
+    "zarr": ("zarr", "h5ad"),
 }
 """The library that reads each format, and the extra that installs it."""
 
@@ -124,7 +130,8 @@ NULL_VALUES = [
 """CSV fields read as missing labels: those pandas reads as missing."""
 
 Batch = dict[str, Any]
-"""Some rows of the columns asked for: Arrow arrays (pandas Series for .h5ad), by name."""
+"""Some rows of the columns asked for: Arrow arrays (pandas Series for AnnData files), by
+name."""
 
 
 # --- errors ----------------------------------------------------------------------------------
@@ -200,7 +207,7 @@ def find_columns(
 def file_format(
     path: str | os.PathLike[str],
     format: str | None = None,
-    choose: str = "pass format='csv', 'tsv', 'parquet', 'ipc' or 'h5ad'",
+    choose: str = "pass format='csv', 'tsv', 'parquet', 'ipc', 'h5ad' or 'zarr'",
 ) -> tuple[str, str | None]:
     """The format (a value of :data:`FORMAT_NAMES`) and compression of a file, from
     ``format`` (any name of :data:`FORMAT_NAMES`) or the file's name; ``choose`` ends the
@@ -215,7 +222,7 @@ def file_format(
         if kind is None:
             raise FormatError(
                 f"unknown format {format!r}; choose from 'csv', 'tsv', 'parquet', 'ipc' (or"
-                " 'arrow', 'feather'), 'h5ad'"
+                " 'arrow', 'feather'), 'h5ad', 'zarr'"
             )
     else:
         kind = FORMATS.get(suffixes[-1]) if suffixes else None
@@ -225,8 +232,10 @@ def file_format(
                 f"cannot tell the format of {name} from its name ({known}, CSV/TSV also"
                 f" compressed); {choose}"
             )
-    if compression is not None and kind not in _TEXT:
-        raise FormatError(f"{name}: only CSV and TSV files are read compressed")
+    if compression is not None and kind not in _TEXT and (kind, compression) != ("zarr", "zip"):
+        raise FormatError(
+            f"{name}: only CSV and TSV files are read compressed (and zarr stores zipped)"
+        )
     return kind, compression
 
 
@@ -245,7 +254,13 @@ def open_file(
     if not target.exists():
         raise NoFileError(f"no such file: {text}")
     if target.is_dir():
-        raise NoFileError(f"{text} is a directory, not a file")
+        from ._anndata_files import is_zarr_store
+
+        named = target.suffix.lower() if format is None else f".{str(format).lower()}"
+        if format is None and is_zarr_store(target):
+            format = "zarr"  # a zarr store by any name
+        elif named != ".zarr":
+            raise NoFileError(f"{text} is a directory, not a file (nor a zarr store)")
     kind, compression = (
         file_format(text, format) if choose is None else file_format(text, format, choose)
     )
@@ -335,7 +350,7 @@ def _is_bytes(arrow_type: Any) -> bool:
 class DataFile:
     """A file to read: where it is (``name``, the path as messages name it), its format,
     compression and (CSV, TSV) separator. Holds no open file between calls (it pickles, to be
-    read on another machine); its columns, and an .h5ad file's ``obs``, are kept once read."""
+    read on another machine); its columns are kept once read."""
 
     path: Path
     kind: str
@@ -343,7 +358,7 @@ class DataFile:
     sep: str | None = None
     name: str = ""
     _schema: Any = field(default=None, repr=False, compare=False)
-    _obs: Any = field(default=None, repr=False, compare=False)
+    _obs: list[str] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.name = self.name or str(self.path)
@@ -351,9 +366,9 @@ class DataFile:
     # columns
 
     def columns(self) -> list[str]:
-        """The names of the file's columns (an .h5ad file's: ``obs_names`` and ``obs``'s)."""
-        if self.kind == "h5ad":
-            return [str(c) for c in self._read_obs().columns]
+        """The names of the file's columns (an AnnData file's: ``obs_names`` and ``obs``'s)."""
+        if self.kind in _ANNDATA:
+            return self._obs_columns()
         return [str(c) for c in self._arrow_schema().names]
 
     def check(self, columns: Iterable[str]) -> None:
@@ -383,6 +398,11 @@ class DataFile:
 
         return int(pq.ParquetFile(self.path).metadata.num_row_groups)
 
+    @property
+    def streamed(self) -> bool:
+        """Whether the file is read in batches (not AnnData files: their obs comes whole)."""
+        return self.kind not in _ANNDATA
+
     # batches
 
     def batches(
@@ -395,8 +415,8 @@ class DataFile:
     ) -> Iterator[Batch]:
         """The columns asked for (refused if one is not there), batch by batch, as
         ``{name: labels}``: Arrow arrays of about ``batch_size`` rows (pandas Series of every
-        row for .h5ad); of some row groups only for Parquet. Under a progress bar (of rows, or
-        of bytes for CSV and TSV) with ``progress``."""
+        row for AnnData files); of some row groups only for Parquet. Under a progress bar (of
+        rows, or of bytes for CSV and TSV) with ``progress``."""
         wanted = list(dict.fromkeys(columns))
         if self.kind not in _TEXT or self._schema is not None:
             self.check(wanted)  # (CSV: once open, below; not from a first block read apart)
@@ -406,8 +426,7 @@ class DataFile:
             return self._parquet_batches(wanted, int(batch_size), row_groups, progress)
         if self.kind == "ipc":
             return self._ipc_batches(wanted, progress)
-        obs = self._read_obs()
-        return iter([{c: obs[c] for c in wanted}])
+        return iter([self._read_obs(wanted)])
 
     # pyarrow
 
@@ -574,27 +593,29 @@ class DataFile:
 
     # anndata
 
-    def _read_obs(self) -> Any:
-        """The obs DataFrame of an .h5ad file (never its X), with ``obs_names`` as a column."""
+    def _anndata(self) -> Any:
+        """The AnnData reader, with errors that name the file."""
+        self._require()
+        from . import _anndata_files
+
+        return _anndata_files
+
+    def _obs_columns(self) -> list[str]:
         if self._obs is None:
+            reader = self._anndata()
             try:
-                h5py = importlib.import_module("h5py")  # anndata's dependency
-            except ImportError:
-                self._require()  # says to install anndata
-                raise
-            handle = h5py.File(self.path, "r")  # not HDF5: fails before the slow anndata import
-            with handle:
-                self._require()
-                try:
-                    from anndata.io import read_elem
-                except ImportError:  # anndata < 0.11
-                    from anndata.experimental import read_elem
-                obs = read_elem(handle["obs"])
-            if "obs_names" not in obs.columns:
-                obs = obs.copy(deep=False)
-                obs.insert(0, "obs_names", obs.index.to_numpy())
-            self._obs = obs
+                self._obs = reader.obs_columns(self.path, self.kind)[0]
+            except reader.AnnDataError as e:
+                raise UnreadableFileError(f"cannot read {self.name} as {self.kind}: {e}") from e
         return self._obs
+
+    def _read_obs(self, columns: list[str]) -> Batch:
+        """Columns of an AnnData file's obs (never its X), as pandas Series."""
+        reader = self._anndata()
+        try:
+            return dict(reader.read_obs(self.path, self.kind, columns))
+        except reader.AnnDataError as e:
+            raise UnreadableFileError(f"cannot read {self.name} as {self.kind}: {e}") from e
 
     @property
     def label(self) -> str:

@@ -198,13 +198,16 @@ def read_contingency(
     progress: bool = True,
 ) -> Contingency:
     """The contingency table of two columns of a Parquet, CSV or Arrow IPC file, streamed in
-    batches of about ``batch_size`` rows (memory bounded by a batch and the table).
+    batches of about ``batch_size`` rows (memory bounded by a batch and the table), or of the
+    ``obs`` of an AnnData file.
 
     ``truth`` and ``pred`` name the columns (rows of the table are ``truth``'s labels).
     ``format`` is ``"parquet"``, ``"csv"``, ``"tsv"``, ``"ipc"`` (Arrow IPC file or stream;
-    also ``"arrow"``, ``"feather"``) or ``"h5ad"`` (an AnnData file's ``obs``, read whole);
+    also ``"arrow"``, ``"feather"``), ``"h5ad"`` or ``"zarr"`` (the two ``obs`` columns of an
+    AnnData file or zarr store, a directory or a ``.zarr.zip``, in any layout anndata wrote);
     by default it follows the suffix (``.parquet``, ``.parq``, ``.pq``, ``.csv``, ``.tsv``,
-    ``.tab``, ``.arrow``, ``.arrows``, ``.feather``, ``.ipc``, ``.h5ad``; CSV and TSV may be
+    ``.tab``, ``.arrow``, ``.arrows``, ``.feather``, ``.ipc``, ``.h5ad``, ``.zarr``, or a
+    directory that is a zarr store; CSV and TSV may be
     compressed: ``.gz``, ``.bz2``, ``.xz``, ``.zst``, ``.lz4``, ``.zip``). These are the files
     and formats the command line reads, read the same way. Only the two columns are read.
     String columns are read as Arrow dictionaries (from Parquet's dictionary pages; CSV with
@@ -213,7 +216,7 @@ def read_contingency(
     are inferred from the first block. Arrow IPC files keep the batches they were written
     with. ``missing`` is as in every metric. A tqdm progress bar (of rows; of bytes for CSV)
     appears on streams that last more than two seconds unless ``progress=False``. Needs
-    pyarrow (the ``io`` extra), or anndata for .h5ad files.
+    pyarrow (the ``io`` extra), or h5py and zarr for AnnData files (the ``h5ad`` extra).
 
     A file that is not there raises ``FileNotFoundError``, a column that is not in it a
     ``KeyError`` naming the file and the column, a format that cannot be told a

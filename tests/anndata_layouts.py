@@ -1,0 +1,128 @@
+"""AnnData files in the layouts old anndata versions wrote, built with h5py (and zarr) the way
+those versions wrote them and the way anndata still reads them (``anndata/_io/h5ad.py`` of
+anndata 0.7.8 for the 0.7 layout; ``read_dataframe_legacy`` and ``compat._clean_uns`` for the
+layout before 0.7). Independent of the package's reader: they follow anndata's code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def _x(n: int) -> np.ndarray:
+    return np.arange(n * 3, dtype=np.float32).reshape(n, 3)
+
+
+def write_h5ad_0_7(path: Path, obs: pd.DataFrame) -> Path:
+    """The anndata 0.7 layout: ``obs`` a group of encoding ``dataframe`` 0.1.0, a categorical
+    column its codes with an attribute ``categories`` that is an object reference to
+    ``obs/__categories/NAME`` (anndata 0.7.8's ``write_dataframe`` and ``write_series``)."""
+    import h5py
+
+    with h5py.File(path, "w") as f:
+        f["X"] = _x(len(obs))
+        for key, frame in (("obs", obs), ("var", pd.DataFrame(index=["g0", "g1", "g2"]))):
+            group = f.create_group(key)
+            group.attrs["encoding-type"] = "dataframe"
+            group.attrs["encoding-version"] = "0.1.0"
+            group.attrs["column-order"] = [str(c) for c in frame.columns]
+            group.attrs["_index"] = "_index"
+            _series_0_7(group, "_index", pd.Series(frame.index.astype(str), dtype=object))
+            for name, series in frame.items():
+                _series_0_7(group, str(name), series)
+    return path
+
+
+def _series_0_7(group: Any, key: str, series: pd.Series) -> None:
+    import h5py
+
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        categories = series.cat.categories.to_numpy()
+        category_key = f"__categories/{key}"
+        if categories.dtype == object:
+            group.create_dataset(category_key, data=categories, dtype=h5py.string_dtype())
+        else:
+            group[category_key] = categories
+        group[key] = series.cat.codes.to_numpy()
+        group[key].attrs["categories"] = group[category_key].ref
+        group[category_key].attrs["ordered"] = bool(series.cat.ordered)
+    elif series.dtype == object:
+        group.create_dataset(key, data=series.to_numpy(), dtype=h5py.string_dtype())
+    else:
+        group[key] = series.to_numpy()
+
+
+def write_h5ad_before_0_7(path: Path, obs: pd.DataFrame) -> Path:
+    """The layout before anndata 0.7: ``obs`` one compound dataset (the cell names first, as
+    fixed-length bytes; text as fixed-length bytes), the categories of column NAME in
+    ``uns/NAME_categories`` (what ``read_dataframe_legacy`` and ``_clean_uns`` read)."""
+    import h5py
+
+    fields: list[tuple[str, Any]] = [("index", _fixed(obs.index.astype(str).to_numpy()))]
+    categories: dict[str, np.ndarray] = {}
+    for name, series in obs.items():
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            fields.append((str(name), series.cat.codes.to_numpy()))
+            values = series.cat.categories.to_numpy()
+            categories[str(name)] = _fixed(values) if values.dtype == object else values
+        elif series.dtype == object:
+            fields.append((str(name), _fixed(series.to_numpy())))
+        else:
+            fields.append((str(name), series.to_numpy()))
+    table = np.empty(len(obs), dtype=[(name, values.dtype) for name, values in fields])
+    for name, values in fields:
+        table[name] = values
+    with h5py.File(path, "w") as f:
+        f["X"] = _x(len(obs))
+        f["obs"] = table
+        var = np.empty(3, dtype=[("index", "S2")])
+        var["index"] = [b"g0", b"g1", b"g2"]
+        f["var"] = var
+        uns = f.create_group("uns")
+        for name, values in categories.items():
+            uns[f"{name}_categories"] = values
+        uns["something_colors"] = _fixed(np.array(["#1f77b4", "#ff7f0e"], dtype=object))
+    return path
+
+
+def _fixed(values: np.ndarray) -> np.ndarray:
+    encoded = [str(v).encode("utf-8") for v in values]
+    width = max([1, *(len(e) for e in encoded)])
+    return np.array(encoded, dtype=f"S{width}")
+
+
+def write_zarr_0_7(path: Path, obs: pd.DataFrame) -> Path:
+    """The anndata 0.7 layout in a zarr (format 2) store: as in .h5ad, but a categorical
+    column's attribute ``categories`` is the path of its categories from ``obs`` (anndata
+    0.7.8's ``_io/zarr.py``)."""
+    import zarr
+
+    root = zarr.open_group(str(path), mode="w", zarr_format=2)
+    root.create_array("X", data=_x(len(obs)))
+    group = root.create_group("obs")
+    group.attrs.update(
+        {
+            "encoding-type": "dataframe",
+            "encoding-version": "0.1.0",
+            "column-order": [str(c) for c in obs.columns],
+            "_index": "_index",
+        }
+    )
+    _zarr_array(group, "_index", obs.index.astype(str).to_numpy())
+    for name, series in obs.items():
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            _zarr_array(group, f"__categories/{name}", series.cat.categories.to_numpy())
+            _zarr_array(group, str(name), series.cat.codes.to_numpy())
+            group[str(name)].attrs["categories"] = f"__categories/{name}"
+        else:
+            _zarr_array(group, str(name), series.to_numpy())
+    return path
+
+
+def _zarr_array(group: Any, key: str, values: np.ndarray) -> None:
+    if values.dtype == object:
+        values = values.astype(str)
+    group.create_array(key, data=values)
