@@ -184,7 +184,7 @@ def _cli(*args, cwd=None):
 
 def test_the_command_line_gives_sklearn_scores(written):
     path, obs = written
-    preds = ["leiden", "louvain", "phase"] + (["batch", "donor"] if "batch" in obs else [])
+    preds = ["leiden", "louvain", "phase"] + (["batch", "donor", "flag"] if "batch" in obs else [])
     result = _cli(
         path,
         "--truth",

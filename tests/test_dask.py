@@ -3,6 +3,7 @@ table and the scores computed in memory."""
 
 import doctest
 import gc
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -169,3 +170,31 @@ def test_files_read_on_the_workers(client, labels, tmp_path):
         fcm_dask.read_contingency(str(tmp_path / "*.feather"), "cell_type", "leiden")
     with pytest.raises(ValueError, match="row_groups_per_task"):
         fcm_dask.read_contingency(tmp_path, "cell_type", "leiden", row_groups_per_task=0)
+
+
+def test_zarr_stores_are_files_to_the_workers(client, labels, tmp_path):
+    """A zarr store is a directory read as one file; a folder of stores, each one; an empty
+    folder is refused, not an empty table."""
+    anndata = pytest.importorskip("anndata")
+    pytest.importorskip("zarr")
+    truth, pred = labels
+    halves = np.array_split(np.arange(len(truth)), 2)
+    folder = tmp_path / "stores"
+    folder.mkdir()
+    for k, rows in enumerate(halves):
+        obs = pd.DataFrame(
+            {"cell_type": pd.Categorical(truth[rows]), "leiden": pd.Categorical(pred[rows])},
+            index=[f"cell{i}" for i in rows],
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # anndata's notices of its future defaults
+            anndata.AnnData(obs=obs).write_zarr(folder / f"part{k}.zarr")
+    want = fcm.Contingency.from_labels(truth[halves[0]], pred[halves[0]])
+    assert_same_table(fcm_dask.read_contingency(folder / "part0.zarr", "cell_type", "leiden"), want)
+    assert_same_table(
+        fcm_dask.read_contingency(folder, "cell_type", "leiden"),
+        fcm.Contingency.from_labels(truth, pred),
+    )
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="no file in the directory"):
+        fcm_dask.read_contingency(tmp_path / "empty", "cell_type", "leiden")

@@ -51,6 +51,7 @@ __all__ = [
     "check_batch_size",
     "file_format",
     "find_columns",
+    "is_store",
     "open_file",
 ]
 
@@ -254,10 +255,8 @@ def open_file(
     if not target.exists():
         raise NoFileError(f"no such file: {text}")
     if target.is_dir():
-        from ._anndata_files import is_zarr_store
-
         named = target.suffix.lower() if format is None else f".{str(format).lower()}"
-        if format is None and is_zarr_store(target):
+        if format is None and is_store(target):
             format = "zarr"  # a zarr store by any name
         elif named != ".zarr":
             raise NoFileError(f"{text} is a directory, not a file (nor a zarr store)")
@@ -267,6 +266,13 @@ def open_file(
     if kind in _TEXT:
         sep = _SEPARATORS[kind] if sep is None else sep
     return DataFile(target, kind, compression, sep, str(target))
+
+
+def is_store(path: Path) -> bool:
+    """Whether a directory is one file to read: a zarr store (by its name or its content)."""
+    from ._anndata_files import is_zarr_store
+
+    return path.is_dir() and (path.suffix.lower() == ".zarr" or is_zarr_store(path))
 
 
 def check_batch_size(batch_size: object) -> None:

@@ -35,7 +35,7 @@ from ._catalogue import resolve_all
 from ._contingency import Contingency
 from ._evaluate import Evaluation, scores
 from ._labels import check_missing
-from ._readers import check_batch_size, open_file
+from ._readers import check_batch_size, is_store, open_file
 from ._stream import Partial, merge, partial, read_partial, to_contingency
 
 __all__ = ["contingency", "evaluate", "read_contingency"]
@@ -191,7 +191,8 @@ def _reduce(parts: list[Any], split_every: int, compute: bool) -> Any:
 
 
 def _files(paths: Any) -> list[Path]:
-    """Files from a path, a directory (its files, sorted), a glob pattern, or a list of them."""
+    """Files from a path, a directory (its files and zarr stores, sorted; a zarr store is one
+    file), a glob pattern, or a list of them."""
     if isinstance(paths, (str, os.PathLike)):
         text = os.fspath(paths)
         if any(c in text for c in "*?["):
@@ -200,8 +201,15 @@ def _files(paths: Any) -> list[Path]:
                 raise FileNotFoundError(f"no file matches {text!r}")
             return found
         path = Path(text)
-        if path.is_dir():
-            return sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        if path.is_dir() and not is_store(path):
+            found = sorted(
+                p
+                for p in path.iterdir()
+                if (p.is_file() or is_store(p)) and not p.name.startswith(".")
+            )
+            if not found:
+                raise FileNotFoundError(f"no file in the directory {text}")
+            return found
         return [path]
     return [f for p in paths for f in _files(p)]
 
