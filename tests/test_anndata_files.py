@@ -61,6 +61,9 @@ def _nullable(obs):
     flag = pd.array(rng.random(N) < 0.5, dtype="boolean")
     flag[0] = pd.NA
     out["flag"] = flag
+    # text with a value per cell stays text (anndata makes categories of repeated text)
+    out["barcode"] = [f"BC{i:04d}" for i in range(N)]
+    out["note"] = pd.array([f"n{i}" for i in range(N)], dtype="string")  # (with NA: categories)
     return out
 
 
@@ -71,13 +74,16 @@ def _anndata():
 def _write_anndata(path, obs, **options):
     anndata = _anndata()
     adata = anndata.AnnData(X=np.ones((len(obs), 2), dtype=np.float32), obs=obs)
-    with warnings.catch_warnings():
+    settings = {k: options.pop(k) for k in list(options) if k.startswith("zarr")}
+    with (
+        warnings.catch_warnings(),
+        anndata.settings.override(allow_write_nullable_strings=True, **settings),
+    ):
         warnings.simplefilter("ignore")  # anndata's own warnings about its settings
         if path.suffix == ".h5ad":
             adata.write_h5ad(path, **options)
         else:
-            with anndata.settings.override(allow_write_nullable_strings=True, **options):
-                adata.write_zarr(path)
+            adata.write_zarr(path)
     return path
 
 
@@ -184,7 +190,8 @@ def _cli(*args, cwd=None):
 
 def test_the_command_line_gives_sklearn_scores(written):
     path, obs = written
-    preds = ["leiden", "louvain", "phase"] + (["batch", "donor", "flag"] if "batch" in obs else [])
+    more = ["batch", "donor", "flag", "barcode", "note"]
+    preds = ["leiden", "louvain", "phase"] + (more if "batch" in obs else [])
     result = _cli(
         path,
         "--truth",
@@ -222,6 +229,21 @@ def test_missing_labels_on_the_command_line(written):
     assert "Traceback" not in result.stderr
     assert "'cell_type' has missing labels" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_every_encoding_of_a_column_is_written(tmp_path):
+    """The files anndata writes here hold every encoding of an obs column there is."""
+    path = _write_anndata(tmp_path / "cells.h5ad", _nullable(_obs()))
+    with h5py.File(path, "r") as f:
+        encodings = {f["obs"][c].attrs["encoding-type"] for c in f["obs"]}
+    assert encodings == {
+        "array",
+        "string-array",
+        "categorical",
+        "nullable-integer",
+        "nullable-boolean",
+        "nullable-string-array",
+    }
 
 
 def test_anndata_reads_the_old_layouts_as_written(tmp_path):
