@@ -238,21 +238,37 @@ def test_missing_fields_read_alike(tmp_path):
     got = fcm.read_contingency(path, "t", "p", missing="drop")
     assert got == fcm.Contingency.from_labels(["a", "c"], [1, 2])
     assert cli_tables(path, "t", ["p"], "--missing", "drop") == [got]
-    with pytest.raises(ValueError, match="labels are missing"):
+    # one wording, naming the file's column and row, options spelled as each caller passes them
+    with pytest.raises(_readers.MissingLabelsError) as error:
         fcm.read_contingency(path, "t", "p")
+    assert str(error.value) == (
+        f"{path}: column 't' has missing labels (the first in data row 6); pass missing='drop'"
+        " to leave those rows out, or missing='cluster' to count missing as one more label"
+    )
+    assert isinstance(error.value, ValueError)
     out = cli(path, "--truth", "t", "--pred", "p")
-    assert "column 't' has missing labels (the first in data row 6)" in out.stderr
+    assert (out.returncode, out.stderr) == (
+        1,
+        f"fastcluster-metrics: error: {path}: column 't' has missing labels (the first in data"
+        " row 6); pass --missing drop to leave those rows out, or --missing cluster to count"
+        " missing as one more label\n",
+    )
 
 
 def test_text_that_is_not_utf8_refused_alike(tmp_path):
     path = tmp_path / "latin1.csv"
     path.write_bytes("t,p\ncaf\u00e9,1\nthé,2\n".encode("latin-1"))
-    message = f"cannot read {path} as csv: column 't' is not UTF-8 text"
-    with pytest.raises(ValueError, match=re.escape(message)):
+    message = (
+        f"{path}: column 't' is not UTF-8 text (the first such label in data row 1:"
+        " b'caf\\xe9'); name the file's encoding, such as"
+    )
+    with pytest.raises(ValueError) as error:
         fcm.read_contingency(path, "t", "p")
-    assert (
-        cli(path, "--truth", "t", "--pred", "p").stderr
-        == f"fastcluster-metrics: error: {message}\n"
+    assert str(error.value) == f"{message} encoding='latin-1'"
+    out = cli(path, "--truth", "t", "--pred", "p")
+    assert (out.returncode, out.stderr) == (
+        1,
+        f"fastcluster-metrics: error: {message} --encoding latin-1\n",
     )
 
 
