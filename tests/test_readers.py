@@ -3,7 +3,10 @@ line: the same formats, compressions and format names, the same tables of the sa
 the same errors, naming the file and the column."""
 
 import bz2
+import csv
 import gzip
+import io
+import json
 import lzma
 import pickle
 import re
@@ -16,7 +19,7 @@ import pandas as pd
 import pytest
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _cli, _readers
+from fastcluster_metrics import _catalogue, _cli, _readers
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -334,3 +337,175 @@ def test_no_heavy_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+# --- real files from the field: scikit-learn's scores, or one line naming the file -----------
+
+
+def sklearn_scores(labels_true, labels_pred):
+    """scikit-learn's scores of the measures it has among the command line's defaults."""
+    from sklearn import metrics
+
+    names = [n for n in _catalogue.default_names() if hasattr(metrics, n)]
+    return {n: getattr(metrics, n)(labels_true, labels_pred) for n in names}
+
+
+def assert_sklearn_scores(path, labels_true, labels_pred, *options, truth="cell_type", **kw):
+    """read_contingency's table and the command line's JSON (a subprocess) both score the file
+    as scikit-learn scores the labels."""
+    want = sklearn_scores(labels_true, labels_pred)
+    assert want
+    table = fcm.read_contingency(path, truth, "leiden", progress=False, **kw)
+    assert table.n == len(labels_true)
+    for name, value in want.items():
+        assert getattr(table, name)() == pytest.approx(value, rel=1e-12, abs=1e-12), name
+    out = cli(path, "--truth", truth, "--pred", "leiden", "--format", "json", *options)
+    assert (out.returncode, out.stderr) == (0, "")
+    doc = json.loads(out.stdout)["predictions"]["leiden"]
+    assert doc["n"] == len(labels_true)
+    for name, value in want.items():
+        assert doc["scores"][name] == pytest.approx(value, rel=1e-12, abs=1e-12), name
+    return table
+
+
+def assert_refused(path, error, message, *options, truth="cell_type", pred="leiden", **kw):
+    """read_contingency raises ``error`` with ``message``; the command line (a subprocess)
+    prints it as one line and exits 1."""
+    with pytest.raises(error) as raised:
+        fcm.read_contingency(path, truth, pred, progress=False, **kw)
+    assert str(raised.value) == message
+    out = cli(path, "--truth", truth, "--pred", pred, *options)
+    assert (out.returncode, out.stdout) == (1, "")
+    assert out.stderr == f"fastcluster-metrics: error: {message}\n"
+
+
+@pytest.fixture(scope="module")
+def awkward():
+    """Labels with separators, quotes and non-ASCII letters inside."""
+    rng = np.random.default_rng(5)
+    n = 3_000
+    kinds = np.array(["B, naive", 'T "CD4", memory', "NK\tbright", "Müller glia", "mono"])
+    return pd.DataFrame(
+        {"cell_type": kinds[rng.integers(0, 5, n)], "leiden": rng.integers(0, 7, n)}
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("bom.csv", {"encoding": "utf-8-sig"}),  # the first name must not carry the BOM
+        ("crlf.csv", {"lineterminator": "\r\n"}),
+        ("bom_crlf.tsv", {"encoding": "utf-8-sig", "lineterminator": "\r\n"}),
+        ("bom_crlf.csv.gz", {"encoding": "utf-8-sig", "lineterminator": "\r\n"}),
+        ("quoted.csv", {"quoting": csv.QUOTE_ALL}),
+    ],
+)
+def test_csv_dialects_score_as_sklearn(tmp_path, awkward, name, options):
+    path = tmp_path / name
+    awkward.to_csv(path, index=False, sep="\t" if ".tsv" in name else ",", **options)
+    if "utf-8-sig" in options.values():  # pandas wrote the byte-order mark
+        head = gzip.open(path).read(3) if name.endswith(".gz") else path.read_bytes()[:3]
+        assert head == b"\xef\xbb\xbf"
+    table = assert_sklearn_scores(path, awkward["cell_type"], awkward["leiden"])
+    # separators, quotes and tabs inside quoted labels are part of the labels
+    assert sorted(table.classes) == sorted(set(awkward["cell_type"]))
+    assert table == fcm.Contingency.from_labels(awkward["cell_type"], awkward["leiden"])
+
+
+@pytest.mark.parametrize("name", ["empty.csv", "empty.tsv", "empty.csv.gz"])
+def test_an_empty_file_is_refused(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(b"") if name.endswith(".gz") else b"")
+    assert_refused(path, ValueError, f"{path}: the file is empty (no header, no rows)")
+
+
+@pytest.mark.parametrize("name", ["header.csv", "header.csv.bz2", "header.parquet"])
+def test_a_header_without_rows_is_the_empty_table(tmp_path, name):
+    """read_contingency gives the table of no labels, as Contingency.from_labels([], []);
+    the command line has nothing to score: one line, exit 1."""
+    frame = pd.DataFrame(
+        {"cell_type": pd.Series([], dtype=str), "leiden": pd.Series([], dtype="int64")}
+    )
+    path = tmp_path / name
+    if name.endswith(".parquet"):
+        frame.to_parquet(path)
+    else:
+        frame.to_csv(path, index=False)
+    assert path.stat().st_size > 0
+    table = fcm.read_contingency(path, "cell_type", "leiden")
+    assert table == fcm.Contingency.from_labels([], [])
+    assert (table.n, table.shape) == (0, (0, 0))
+    out = cli(path, "--truth", "cell_type", "--pred", "leiden")
+    assert (out.returncode, out.stdout) == (1, "")
+    assert out.stderr == (
+        "fastcluster-metrics: error: no samples to compare 'leiden' with 'cell_type'"
+        f" ({path} has no rows)\n"
+    )
+
+
+def _compressed(data, name):
+    """``data`` compressed as ``name``'s suffix tells, by the real writers."""
+    if name.endswith(".gz"):
+        return gzip.compress(data)
+    if name.endswith(".bz2"):
+        return bz2.compress(data)
+    if name.endswith(".xz"):
+        return lzma.compress(data)
+    if name.endswith(".zip"):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(name[: -len(".zip")], data)
+        return buffer.getvalue()
+    buffer = pa.BufferOutputStream()  # zstd, lz4 (frame): pyarrow's writer
+    with pa.CompressedOutputStream(buffer, "zstd" if name.endswith(".zst") else "lz4") as out:
+        out.write(data)
+    return buffer.getvalue().to_pybytes()
+
+
+COMPRESSED = {
+    "cells.csv.gz": "gzip",
+    "cells.csv.bz2": "bz2",
+    "cells.csv.xz": "xz",
+    "cells.csv.zst": "zstd",
+    "cells.csv.lz4": "lz4",
+    "cells.tsv.zip": "zip",
+}
+
+
+@pytest.mark.parametrize("name", COMPRESSED)
+def test_compressed_files_score_as_sklearn(tmp_path, frame, name):
+    path = tmp_path / name
+    path.write_bytes(_compressed(_text(frame, "\t" if ".tsv" in name else ","), name))
+    assert_sklearn_scores(path, frame["cell_type"], frame["leiden"], "--chunk-rows", "700")
+
+
+@pytest.mark.parametrize(("name", "compression"), COMPRESSED.items())
+def test_truncated_compressed_files_are_refused(tmp_path, frame, name, compression):
+    whole = _compressed(_text(frame, "\t" if ".tsv" in name else ","), name)
+    path = tmp_path / name
+    path.write_bytes(whole[: len(whole) // 2])  # cut in the middle
+    with pytest.raises(OSError) as raised:
+        fcm.read_contingency(path, "cell_type", "leiden", batch_size=500)
+    message = str(raised.value)
+    assert message.startswith(f"{path}: the {compression} data is truncated or corrupt (")
+    assert isinstance(raised.value, _readers.CorruptFileError)
+    out = cli(path, "--truth", "cell_type", "--pred", "leiden", "--chunk-rows", "500")
+    assert (out.returncode, out.stdout) == (1, "")
+    assert out.stderr == f"fastcluster-metrics: error: {message}\n"
+
+
+def test_a_file_that_is_not_what_its_compression_says(tmp_path, frame):
+    path = tmp_path / "plain.csv.gz"
+    path.write_bytes(_text(frame, ","))
+    assert_refused(
+        path,
+        OSError,
+        f"{path}: the gzip data is truncated or corrupt (zlib inflate failed: incorrect header"
+        " check)",
+    )
+
+
+def test_a_directory_is_not_a_file(tmp_path):
+    folder = tmp_path / "cells.csv"
+    folder.mkdir()
+    assert_refused(folder, FileNotFoundError, f"{folder} is a directory, not a file")
