@@ -368,15 +368,18 @@ def assert_sklearn_scores(path, labels_true, labels_pred, *options, truth="cell_
     return table
 
 
-def assert_refused(path, error, message, *options, truth="cell_type", pred="leiden", **kw):
+def assert_refused(
+    path, error, message, *options, truth="cell_type", pred="leiden", cli_message=None, **kw
+):
     """read_contingency raises ``error`` with ``message``; the command line (a subprocess)
-    prints it as one line and exits 1."""
+    prints it (or ``cli_message``, its options spelled for the command line) as one line and
+    exits 1."""
     with pytest.raises(error) as raised:
         fcm.read_contingency(path, truth, pred, progress=False, **kw)
     assert str(raised.value) == message
     out = cli(path, "--truth", truth, "--pred", pred, *options)
     assert (out.returncode, out.stdout) == (1, "")
-    assert out.stderr == f"fastcluster-metrics: error: {message}\n"
+    assert out.stderr == f"fastcluster-metrics: error: {cli_message or message}\n"
 
 
 @pytest.fixture(scope="module")
@@ -509,3 +512,153 @@ def test_a_directory_is_not_a_file(tmp_path):
     folder = tmp_path / "cells.csv"
     folder.mkdir()
     assert_refused(folder, FileNotFoundError, f"{folder} is a directory, not a file")
+
+
+# --- text encodings ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def german():
+    rng = np.random.default_rng(8)
+    n = 2_000
+    kinds = np.array(["Müller glia", "Stäbchen", "Zapfen", "B"])
+    return pd.DataFrame({"Zelltyp": kinds[rng.integers(0, 4, n)], "leiden": rng.integers(0, 5, n)})
+
+
+def test_text_that_is_not_utf8_names_the_column_the_row_and_the_option(tmp_path, german):
+    path = tmp_path / "zellen.csv"
+    german.to_csv(path, index=False, encoding="latin-1")
+    row = int(np.flatnonzero(german["Zelltyp"].str.contains("[äü]"))[0]) + 1
+    label = german["Zelltyp"].iloc[row - 1].encode("latin-1")
+    message = (
+        f"{path}: column 'Zelltyp' is not UTF-8 text (the first such label in data row {row:,}:"
+        f" {label!r}); name the file's encoding, such as"
+    )
+    with pytest.raises(ValueError) as raised:
+        fcm.read_contingency(path, "Zelltyp", "leiden")
+    assert str(raised.value) == f"{message} encoding='latin-1'"
+    out = cli(path, "--truth", "Zelltyp", "--pred", "leiden")
+    assert (out.returncode, out.stdout) == (1, "")
+    assert out.stderr == f"fastcluster-metrics: error: {message} --encoding latin-1\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "encoding"),
+    [
+        ("zellen.csv", "latin-1"),
+        ("zellen.tsv", "cp1252"),
+        ("zellen.csv.gz", "ISO-8859-1"),
+        ("zellen.csv.zip", "latin_1"),
+        ("zellen.csv.xz", "utf-16"),
+        ("zellen.csv", "utf-8"),
+    ],
+)
+def test_a_named_encoding_is_transcoded(tmp_path, german, name, encoding):
+    path = tmp_path / name
+    text = german.to_csv(index=False, sep="\t" if ".tsv" in name else ",")
+    data = text.encode(encoding)
+    path.write_bytes(data if name.endswith((".csv", ".tsv")) else _compressed(data, name))
+    table = assert_sklearn_scores(
+        path,
+        german["Zelltyp"],
+        german["leiden"],
+        "--encoding",
+        encoding,
+        truth="Zelltyp",
+        encoding=encoding,
+    )
+    assert sorted(table.classes) == ["B", "Müller glia", "Stäbchen", "Zapfen"]
+
+
+def test_a_header_that_is_not_utf8(tmp_path, german):
+    path = tmp_path / "kopf.csv"
+    frame = german.rename(columns={"Zelltyp": "Zelltyp_ü"})
+    frame.to_csv(path, index=False, encoding="cp1252")
+    message = (
+        f"{path}: the header is not UTF-8 text (the name b'Zelltyp_\\xfc'); name the file's"
+        " encoding, such as"
+    )
+    assert_refused(
+        path,
+        ValueError,
+        f"{message} encoding='latin-1'",
+        truth="Zelltyp",
+        cli_message=f"{message} --encoding latin-1",
+    )
+    assert_sklearn_scores(
+        path,
+        frame["Zelltyp_ü"],
+        frame["leiden"],
+        "--encoding",
+        "cp1252",
+        truth="Zelltyp_ü",
+        encoding="cp1252",
+    )
+
+
+def test_text_not_in_the_named_encoding(tmp_path, german):
+    path = tmp_path / "zellen.csv"
+    german.to_csv(path, index=False, encoding="latin-1")
+    first = next(c for c in german.to_csv(index=False) if not c.isascii()).encode("latin-1")
+    message = (
+        f"{path}: the file is not ascii text (the bytes {first!r}); name the file's encoding,"
+        " such as"
+    )
+    with pytest.raises(ValueError) as raised:
+        fcm.read_contingency(path, "Zelltyp", "leiden", encoding="ascii")
+    assert str(raised.value) == f"{message} encoding='latin-1'"
+    out = cli(path, "--truth", "Zelltyp", "--pred", "leiden", "--encoding", "ascii")
+    assert (out.returncode, out.stderr) == (
+        1,
+        f"fastcluster-metrics: error: {message} --encoding latin-1\n",
+    )
+
+
+def test_text_that_is_not_utf8_after_the_first_block(tmp_path):
+    """Read as text from the first block, the column fails in a later one: named, and the
+    rows before that block."""
+    path = tmp_path / "late.csv"
+    path.write_bytes(("t,p\n" + "T,1\n" * 40_000 + "Müller,2\n").encode("latin-1"))
+    with pytest.raises(ValueError) as raised:
+        fcm.read_contingency(path, "t", "p", batch_size=1000)
+    message = str(raised.value)
+    assert re.fullmatch(
+        rf"{re.escape(str(path))}: column 't' is not UTF-8 text \(the first such label after"
+        r" data row [\d,]+\); name the file's encoding, such as encoding='latin-1'",
+        message,
+    )
+    out = cli(path, "--truth", "t", "--pred", "p", "--chunk-rows", "1000")
+    assert out.returncode == 1
+    assert out.stderr.count("\n") == 1
+    assert "column 't' is not UTF-8 text (the first such label after data row" in out.stderr
+    got = fcm.read_contingency(path, "t", "p", batch_size=1000, encoding="latin-1")
+    assert got == fcm.Contingency.from_labels(["T"] * 40_000 + ["Müller"], [1] * 40_000 + [2])
+
+
+@pytest.mark.parametrize("encoding", ["latin-9x", "base64", ""])
+def test_an_unknown_encoding_is_a_usage_error(tmp_path, frame, encoding):
+    path = write(frame, tmp_path / "cells.csv")
+    message = (
+        f"unknown encoding {encoding!r}; text encodings are named as in Python, such as"
+        " 'utf-8', 'latin-1', 'cp1252', 'utf-16'"
+    )
+    with pytest.raises(ValueError) as raised:
+        fcm.read_contingency(path, "cell_type", "leiden", encoding=encoding)
+    assert str(raised.value) == message
+    out = cli(path, "--truth", "cell_type", "--pred", "leiden", "--encoding", encoding)
+    assert (out.returncode, out.stderr) == (
+        2,
+        f"fastcluster-metrics: error: --encoding: {message}\n",
+    )
+    with pytest.raises(TypeError, match="encoding must be a str"):
+        fcm.read_contingency(path, "cell_type", "leiden", encoding=None)
+    # binary formats take the option (two files may differ) and ignore it
+    parquet = write(frame, tmp_path / "cells.parquet")
+    got = fcm.read_contingency(parquet, "cell_type", "leiden", encoding="latin-1")
+    assert got == fcm.Contingency.from_labels(frame["cell_type"], frame["leiden"])
+
+
+def test_the_encoding_option_is_in_the_help():
+    text = _cli.parser().format_help()
+    assert "--encoding NAME" in text
+    assert "the text encoding of CSV/TSV files" in text
