@@ -3,6 +3,7 @@ line: the same formats, compressions and format names, the same tables of the sa
 the same errors, naming the file and the column."""
 
 import bz2
+import contextlib
 import csv
 import gzip
 import io
@@ -662,3 +663,165 @@ def test_the_encoding_option_is_in_the_help():
     text = _cli.parser().format_help()
     assert "--encoding NAME" in text
     assert "the text encoding of CSV/TSV files" in text
+
+
+# --- Parquet columns of every kind, and columns that cannot be labels ---------------------------
+
+
+@pytest.fixture(scope="module")
+def labels():
+    rng = np.random.default_rng(21)
+    n = 10_000
+    return CELL_TYPES[rng.integers(0, 6, n)], rng.integers(0, 8, n)
+
+
+def _parquet_cases(truth, pred):
+    t = pa.array(truth)
+    return {
+        "dictionary strings": ({"cell_type": t, "leiden": pred}, {}),
+        "plain strings": ({"cell_type": t, "leiden": pred}, {"use_dictionary": False}),
+        "large strings": ({"cell_type": t.cast(pa.large_string()), "leiden": pred}, {}),
+        "categories": ({"cell_type": t.dictionary_encode(), "leiden": pred}, {}),
+        "1000 row groups of 10 rows": ({"cell_type": t, "leiden": pred}, {"row_group_size": 10}),
+        "int32 classes": ({"cell_type": pred.astype(np.int32), "leiden": truth}, {}),
+        "float clusters": ({"cell_type": t, "leiden": pred.astype(np.float64)}, {}),
+        "boolean clusters": ({"cell_type": t, "leiden": pred % 2 == 0}, {}),
+    }
+
+
+@pytest.mark.parametrize("case", list(_parquet_cases(np.array(["a"]), np.array([0]))))
+def test_parquet_columns_score_as_sklearn(tmp_path, labels, case):
+    columns, options = _parquet_cases(*labels)[case]
+    path = tmp_path / "cells.parquet"
+    table = pa.table(columns)
+    pq.write_table(table, path, **options)
+    if "row_group_size" in options:
+        assert pq.ParquetFile(path).metadata.num_row_groups == 1000
+    truth, pred = (table[c].to_numpy() for c in ("cell_type", "leiden"))
+    assert_sklearn_scores(path, truth, pred, "--chunk-rows", "777", batch_size=777)
+
+
+@pytest.fixture(scope="module")
+def with_nulls(labels):
+    truth, pred = labels
+    rng = np.random.default_rng(4)
+    truth = truth.astype(object)
+    truth[rng.random(truth.size) < 0.03] = None
+    pred = pd.array(pred, dtype="Int64")
+    pred[rng.random(pred.size) < 0.03] = pd.NA
+    return pd.DataFrame({"cell_type": truth, "leiden": pred})
+
+
+@pytest.mark.parametrize("name", ["nulls.parquet", "nulls.csv", "nulls.arrow"])
+def test_missing_labels_dropped_counted_or_refused(tmp_path, with_nulls, name):
+    path = tmp_path / name
+    write(with_nulls, path)
+    frame = with_nulls
+    both = frame["cell_type"].notna() & frame["leiden"].notna()
+    kept = frame[both]
+    assert_sklearn_scores(
+        path,
+        kept["cell_type"].to_numpy(),
+        kept["leiden"].to_numpy(int),
+        "--missing",
+        "drop",
+        missing="drop",
+    )
+    # missing counted as one more label: scikit-learn's scores with a label of its own
+    counted = frame.assign(
+        cell_type=frame["cell_type"].fillna("missing"), leiden=frame["leiden"].fillna(-1)
+    )
+    assert_sklearn_scores(
+        path,
+        counted["cell_type"].to_numpy(),
+        counted["leiden"].to_numpy(int),
+        "--missing",
+        "cluster",
+        missing="cluster",
+    )
+    row = int(np.flatnonzero(frame["cell_type"].isna())[0]) + 1
+    message = f"{path}: column 'cell_type' has missing labels (the first in data row {row:,}); pass"
+    assert_refused(
+        path,
+        ValueError,
+        f"{message} missing='drop' to leave those rows out, or missing='cluster' to count"
+        " missing as one more label",
+        cli_message=f"{message} --missing drop to leave those rows out, or --missing cluster"
+        " to count missing as one more label",
+    )
+
+
+def test_nan_in_a_float_column_is_a_missing_label_named_with_its_row(tmp_path):
+    path = tmp_path / "nan.parquet"
+    pq.write_table(pa.table({"cell_type": ["B", "T", "T"], "leiden": [0.5, np.nan, 1.0]}), path)
+    message = f"{path}: column 'leiden' has missing labels (the first in data row 2); pass"
+    assert_refused(
+        path,
+        ValueError,
+        f"{message} missing='drop' to leave those rows out, or missing='cluster' to count"
+        " missing as one more label",
+        cli_message=f"{message} --missing drop to leave those rows out, or --missing cluster"
+        " to count missing as one more label",
+    )
+    got = fcm.read_contingency(path, "cell_type", "leiden", missing="drop")
+    assert got == fcm.Contingency.from_labels(["B", "T"], [0.5, 1.0])
+
+
+REFUSED = {
+    "struct": pa.array([{"a": 1}, {"a": 2}, {"a": 1}]),
+    "list": pa.array([[1], [2, 3], []]),
+    "map": pa.array([[("k", 1)], [("k", 2)], []], pa.map_(pa.string(), pa.int64())),
+    "binary": pa.array([b"x", b"y", b"x"]),
+    "large binary": pa.array([b"x", b"y", b"x"], pa.large_binary()),
+    "fixed-size binary": pa.array([b"xy", b"yz", b"xy"], pa.binary(2)),
+    "large list": pa.array([[1], [2], [1]], pa.large_list(pa.int64())),
+}
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".arrow", ".arrows"])
+@pytest.mark.parametrize("kind", REFUSED)
+def test_columns_that_cannot_be_labels_are_refused_up_front(tmp_path, kind, suffix):
+    path = tmp_path / f"cells{suffix}"
+    table = pa.table({"cell_type": ["B", "T", "B"], "x": REFUSED[kind]})
+    if suffix == ".parquet":
+        pq.write_table(table, path)
+    elif suffix == ".arrows":
+        with ipc.new_stream(path, table.schema) as writer:
+            writer.write_table(table)
+    else:
+        feather.write_feather(table, path)
+    said = kind.split()[-1] if kind != "large list" else "list"
+    message = (
+        f"{path}: column 'x' holds {said} values; label columns hold text, numbers, booleans"
+        " or categories"
+    )
+    for truth, pred in (("x", "cell_type"), ("cell_type", "x")):
+        with pytest.raises(TypeError) as raised:
+            fcm.read_contingency(path, truth, pred)
+        assert str(raised.value) == message
+        assert isinstance(raised.value, _readers.LabelTypeError)
+    # refused by the readers before a batch is read, for every caller
+    with pytest.raises(_readers.LabelTypeError):
+        _readers.open_file(path).batches(["cell_type", "x"], 2)
+    status, err = _in_process(path, "--truth", "cell_type", "--pred", "x")
+    assert (status, err) == (1, f"fastcluster-metrics: error: {message}\n")
+
+
+def test_a_struct_column_through_the_interpreter(tmp_path):
+    """Once a pyarrow traceback: one line, exit 1."""
+    path = tmp_path / "cells.parquet"
+    pq.write_table(pa.table({"cell_type": ["B", "T"], "x": REFUSED["struct"][:2]}), path)
+    out = cli(path, "--truth", "x", "--pred", "cell_type")
+    assert (out.returncode, out.stdout) == (1, "")
+    assert out.stderr == (
+        f"fastcluster-metrics: error: {path}: column 'x' holds struct values; label columns"
+        " hold text, numbers, booleans or categories\n"
+    )
+
+
+def _in_process(*args):
+    """The command in this process: (exit status, stderr)."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = _cli.main([str(a) for a in args])
+    return status, err.getvalue()
