@@ -825,3 +825,21 @@ def _in_process(*args):
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         status = _cli.main([str(a) for a in args])
     return status, err.getvalue()
+
+
+@pytest.mark.parametrize("name", ["zellen.csv", "zellen.csv.gz"])
+def test_utf16_text_read_as_utf8_suggests_utf16(tmp_path, german, name):
+    path = tmp_path / name
+    data = german.to_csv(index=False).encode("utf-16")  # with its byte-order mark
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    message = (
+        f"{path}: the file is not UTF-8 text (it starts with a UTF-16 byte-order mark); name"
+        " the file's encoding, such as"
+    )
+    assert_refused(
+        path,
+        ValueError,
+        f"{message} encoding='utf-16'",
+        truth="Zelltyp",
+        cli_message=f"{message} --encoding utf-16",
+    )

@@ -188,16 +188,19 @@ class EncodingError(UnreadableFileError):
     """Text that is not in the file's encoding (UTF-8 by default): ``what`` (a column, the
     header, the text) and where, with the option that names the encoding."""
 
-    def __init__(self, file: str, encoding: str, what: str, detail: str = "") -> None:
-        super().__init__(file, encoding, what, detail)  # (the arguments: it pickles)
+    def __init__(
+        self, file: str, encoding: str, what: str, detail: str = "", likely: str = "latin-1"
+    ) -> None:
+        super().__init__(file, encoding, what, detail, likely)  # (the arguments: it pickles)
         self.file, self.encoding, self.what, self.detail = file, encoding, what, detail
+        self.likely = likely
 
     def describe(self, cli: bool = False) -> str:
         name = "UTF-8" if self.encoding == "utf8" else self.encoding
         detail = f" ({self.detail})" if self.detail else ""
         return (
             f"{self.file}: {self.what} is not {name} text{detail}; name the file's encoding,"
-            f" such as {_option('encoding', 'latin-1', cli)}"
+            f" such as {_option('encoding', self.likely, cli)}"
         )
 
     def __str__(self) -> str:
@@ -701,11 +704,34 @@ class DataFile:
                 rows += batch.num_rows
                 yield {c: batch.column(c) for c in columns}
 
+    def _utf16(self) -> EncodingError | None:
+        """The error of UTF-16 text read as UTF-8 (told by its byte-order mark), or None."""
+        if self.encoding != "utf8":
+            return None
+        try:
+            with ExitStack() as stack:
+                head = self._text_stream(stack)[0].read(2)
+        except Exception:  # the file's own error is told instead
+            return None
+        if head not in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+            return None
+        return EncodingError(
+            self.name,
+            self.encoding,
+            "the file",
+            "it starts with a UTF-16 byte-order mark",
+            "utf-16",
+        )
+
     def _undecoded(self, reader: Any, column: str) -> EncodingError:
         """The error of a column read as bytes (text not in the file's encoding), with the
         first such label of the first block and its row."""
         import pyarrow as pa
         import pyarrow.compute as pc
+
+        utf16 = self._utf16()
+        if utf16 is not None:
+            return utf16
 
         first = next(iter(reader), None)
         if first is None:  # pragma: no cover - a column read as bytes has a row
@@ -737,6 +763,10 @@ class DataFile:
 
         if isinstance(error, FileError):
             return None
+        if isinstance(error, (UnicodeDecodeError, pa.ArrowInvalid)):
+            utf16 = self._utf16()
+            if utf16 is not None:
+                return utf16
         text = str(error).strip().splitlines()[0] if str(error).strip() else ""
         if isinstance(error, UnicodeDecodeError):
             if self.encoding == "utf8":  # pyarrow reads UTF-8 itself: the header's names
