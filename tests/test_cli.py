@@ -392,7 +392,8 @@ def test_plot_and_output_file(data, cli):
         (
             ["bad.csv", "--truth", "cell_type", "--pred", "leiden_a"],
             1,
-            "cannot read bad.csv as csv:",
+            "bad.csv: column 'cell_type' is not UTF-8 text (the first such label in data row 1:"
+            " b'\\xff\\xfe\\x00\\x81'); name the file's encoding, such as --encoding latin-1",
         ),
         (
             ["missing.csv", "--truth", "cell_type", "--pred", "leiden_a"],

@@ -237,8 +237,16 @@ def test_files_with_missing_labels(tmp_path, cells, name, missing):
     want = fcm.Contingency.from_labels(louvain, cells["cell_type"], missing=missing)
     assert_same_table(got, want)
     assert_same_scores(got, cells["louvain"], cells["cell_type"], missing=missing)
-    with pytest.raises(ValueError, match="labels are missing"):
-        fcm.read_contingency(path, "louvain", "cell_type")
+    # the file's column and the row of its first missing label (counted from 1 after a header)
+    first = int(np.flatnonzero(cells["louvain"].isna())[0]) + 1
+    message = (
+        f"{path}: column 'louvain' has missing labels (the first in data row {first:,}); pass"
+        " missing='drop' to leave those rows out, or missing='cluster' to count missing as one"
+        " more label"
+    )
+    with pytest.raises(ValueError) as error:
+        fcm.read_contingency(path, "louvain", "cell_type", batch_size=4096)
+    assert str(error.value) == message
 
 
 def test_parquet_strings_arrive_dictionary_encoded_in_bounded_batches(tmp_path, cells, monkeypatch):

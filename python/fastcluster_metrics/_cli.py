@@ -41,7 +41,11 @@ from ._readers import (
     DataFile,
     FileError,
     FormatError,
+    MissingLabelsError,
     Progress,
+    check_complete,
+    check_encoding,
+    missing_at,
     open_file,
 )
 
@@ -98,21 +102,26 @@ def _first_line(error: BaseException) -> str:
 @contextmanager
 def _reading(file: DataFile) -> Iterator[None]:
     """A problem reading a file as a one-line error: the readers' own messages (which name
-    the file, and the column) as they are, any other as ``cannot read FILE as FORMAT: ...``."""
+    the file, and the column) as they are (options spelled as on the command line), any other
+    as ``cannot read FILE as FORMAT: ...``."""
     try:
         yield
     except CliError:
         raise
     except FileError as e:
-        raise CliError(str(e)) from e
+        raise CliError(e.describe(cli=True)) from e
     except Exception as e:
         raise CliError(f"cannot read {file.name} as {file.kind}: {_first_line(e)}") from e
 
 
-def open_source(text: str, input_format: str | None, sep: str | None) -> DataFile:
+def open_source(
+    text: str, input_format: str | None, sep: str | None, encoding: str = "utf-8"
+) -> DataFile:
     """The file at a path, its format from ``--input-format`` or its name."""
     try:
-        return open_file(text, input_format, sep=sep, choose="pass --input-format")
+        return open_file(
+            text, input_format, sep=sep, choose="pass --input-format", encoding=encoding
+        )
     except FormatError as e:
         raise CliError(str(e), 2) from e
     except FileError as e:
@@ -163,21 +172,6 @@ def _frame(file: DataFile, columns: list[str], rows: int, show: bool) -> Any:
 # --- labels, chunk by chunk ---------------------------------------------------------------------
 
 
-def _missing_at(values: Any) -> int | None:
-    """Index of the first missing label of a pandas Series or Arrow array, None if none is."""
-    import numpy as np
-
-    if hasattr(values, "null_count"):
-        if values.null_count == 0:
-            return None
-        mask = np.asarray(values.is_null())
-    else:
-        mask = np.asarray(values.isna())
-        if not mask.any():
-            return None
-    return int(np.flatnonzero(mask)[0])
-
-
 def _as_text(values: Any) -> Any:
     """Labels as text with missing ones as :data:`NA_LABEL`, so that tables of chunks merge
     (``--missing cluster`` in CSV and Parquet files)."""
@@ -212,14 +206,8 @@ def _chunks(
     text = missing == "cluster" and source.streamed
     for chunk in _batches(source, [truth, *preds], rows, show):
         if missing == "raise":
-            for name, values in chunk.items():
-                at = _missing_at(values)
-                if at is not None:
-                    raise CliError(
-                        f"{source.name}: column {name!r} has missing labels (the first in data"
-                        f" row {offset + at + 1:,}); pass --missing drop to leave those rows"
-                        " out, or --missing cluster to count missing as one more label"
-                    )
+            with _reading(source):
+                check_complete(source.name, chunk, offset)
         if text:
             chunk = {name: _as_text(values) for name, values in chunk.items()}
         offset += len(chunk[truth])
@@ -280,7 +268,7 @@ def plan(args: Any) -> Plan:
         raise CliError(f"at most two files (truth, predictions); got {len(args.files)}", 2)
     if args.on is not None and len(args.files) != 2:
         raise CliError("--on joins two files; give two files", 2)
-    sources = [open_source(f, args.input_format, args.sep) for f in args.files]
+    sources = [open_source(f, args.input_format, args.sep, args.encoding) for f in args.files]
     first, second = sources[0], sources[-1]
     truths = _find(first, args.truth, "truth")
     if len(truths) != 1:
@@ -297,13 +285,10 @@ def plan(args: Any) -> Plan:
     labels = _joined(first, second, truth, preds, on, args)
     if args.missing == "raise":
         for name, values in ((truth, labels[0]), *zip(preds, labels[1], strict=True)):
-            at = _missing_at(values)
+            at = missing_at(values)
             if at is not None:
-                raise CliError(
-                    f"column {name!r} has missing labels (the first in joined row {at + 1:,});"
-                    " pass --missing drop to leave those rows out, or --missing cluster to"
-                    " count missing as one more label"
-                )
+                error = MissingLabelsError(None, name, at + 1, "joined row")
+                raise CliError(error.describe(cli=True))
     return Plan(truth, preds, sources, iter([labels]), False)
 
 
@@ -317,11 +302,16 @@ def count(plan: Plan, missing: str) -> list[Contingency]:
                 tables[i] = tables[i] + table if i in tables else table
             except (ValueError, TypeError) as e:
                 raise CliError(f"scoring {name!r} against {plan.truth!r}: {_first_line(e)}") from e
+    files = " and ".join(s.name for s in plan.sources)
     for i, name in enumerate(plan.preds):
         if i not in tables or tables[i].n == 0:
             raise CliError(
                 f"no samples to compare {name!r} with {plan.truth!r}"
-                + (" (every row has a missing label)" if i in tables else " (no rows)")
+                + (
+                    " (every row has a missing label)"
+                    if i in tables
+                    else f" ({files} {'has' if len(plan.sources) == 1 else 'have'} no rows)"
+                )
             )
     return [tables[i] for i in range(len(plan.preds))]
 
@@ -536,6 +526,13 @@ def parser() -> Parser:
     )
     p.add_argument("--sep", help="the field separator of CSV/TSV files")
     p.add_argument(
+        "--encoding",
+        default="utf-8",
+        metavar="NAME",
+        help="the text encoding of CSV/TSV files, as Python names it (default utf-8, a"
+        " byte-order mark skipped; such as latin-1, cp1252, utf-16)",
+    )
+    p.add_argument(
         "--chunk-rows",
         type=int,
         default=1_000_000,
@@ -551,6 +548,10 @@ def score(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     if args.chunk_rows < 1:
         raise CliError("--chunk-rows must be at least 1", 2)
+    try:
+        check_encoding(args.encoding)
+    except ValueError as e:
+        raise CliError(f"--encoding: {e}", 2) from e
     metrics = resolve_metrics(args.metrics)
     plot_path = _check_plot_path(args.plot) if args.plot else None
     work = plan(args)

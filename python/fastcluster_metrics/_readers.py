@@ -11,7 +11,8 @@ for, batch by batch, as ``{name: labels}``, under a progress bar if asked:
   pyarrow's streaming CSV reader, in blocks of about ``batch_size`` rows. String columns arrive
   as Arrow dictionaries (their codes, not their strings, are counted); types are inferred from
   the first block; the fields pandas reads as missing (empty, ``NA``, ``<NA>``, ``None``, ...)
-  are missing labels.
+  are missing labels. Text is UTF-8 (a byte-order mark is skipped) unless another encoding is
+  named (pyarrow transcodes it); fields may be quoted, lines end in LF or CRLF.
 - Parquet with pyarrow, by record batches of ``batch_size`` rows (string columns straight from
   the dictionary pages, as Arrow dictionaries), optionally of some row groups only.
 - Arrow IPC (file or stream format) with pyarrow, in the batches it was written with.
@@ -19,17 +20,25 @@ for, batch by batch, as ``{name: labels}``, under a progress bar if asked:
   asked for (never ``X``), in every layout anndata has written, by :mod:`._anndata_files`, in
   one batch of pandas Series; the cell names are the column ``obs_names``.
 
+Label columns hold text, numbers, booleans or categories: a column of nested values (struct,
+list, map, union) or of bytes is refused once its type is known, before it is counted.
+
 Errors name the file (and the column): :class:`FileError` and its subclasses, which are also
 the built-in exceptions a caller expects (``KeyError`` for a missing column, ``ValueError`` for
-an unknown format, ``FileNotFoundError``, ``ImportError``). pyarrow, anndata and tqdm are
-imported only when a file is read (h5py and zarr for AnnData files).
+an unknown format, text that is not in the file's encoding, an empty file or missing labels,
+``TypeError`` for a column of nested values, ``OSError`` for compressed data that is truncated
+or corrupt, ``FileNotFoundError``, ``ImportError``). A message that suggests an option spells
+it as the caller passes it (:meth:`FileError.describe`). pyarrow, tqdm, h5py and
+zarr are imported only when a file is read.
 """
 
 from __future__ import annotations
 
+import codecs
 import fnmatch
 import importlib
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, closing
@@ -43,15 +52,22 @@ __all__ = [
     "COMPRESSIONS",
     "FORMATS",
     "FORMAT_NAMES",
+    "CorruptFileError",
     "DataFile",
+    "EncodingError",
     "FileError",
     "FormatError",
+    "LabelTypeError",
     "MissingColumnError",
+    "MissingLabelsError",
     "Progress",
     "check_batch_size",
+    "check_complete",
+    "check_encoding",
     "file_format",
     "find_columns",
     "is_store",
+    "missing_at",
     "open_file",
 ]
 
@@ -138,8 +154,19 @@ name."""
 # --- errors ----------------------------------------------------------------------------------
 
 
+def _option(name: str, value: str, cli: bool) -> str:
+    """An option as the caller passes it: ``--name value`` on the command line, ``name='value'``
+    in Python."""
+    return f"--{name} {value}" if cli else f"{name}={value!r}"
+
+
 class FileError(Exception):
     """A problem with a file to read, told in a message that names it."""
+
+    def describe(self, cli: bool = False) -> str:
+        """The message, with any option it suggests spelled for the command line (``cli``) or
+        for Python (``str(error)``)."""
+        return str(self)
 
 
 class FormatError(FileError, ValueError):
@@ -163,6 +190,58 @@ class MissingColumnError(FileError, KeyError):
 class UnreadableFileError(FileError, ValueError):
     """A file read without error whose content cannot be labels (text that is not UTF-8, a ZIP
     archive of several files)."""
+
+
+class EncodingError(UnreadableFileError):
+    """Text that is not in the file's encoding (UTF-8 by default): ``what`` (a column, the
+    header, the text) and where, with the option that names the encoding."""
+
+    def __init__(
+        self, file: str, encoding: str, what: str, detail: str = "", likely: str = "latin-1"
+    ) -> None:
+        super().__init__(file, encoding, what, detail, likely)  # (the arguments: it pickles)
+        self.file, self.encoding, self.what, self.detail = file, encoding, what, detail
+        self.likely = likely
+
+    def describe(self, cli: bool = False) -> str:
+        name = "UTF-8" if self.encoding == "utf8" else self.encoding
+        detail = f" ({self.detail})" if self.detail else ""
+        return (
+            f"{self.file}: {self.what} is not {name} text{detail}; name the file's encoding,"
+            f" such as {_option('encoding', self.likely, cli)}"
+        )
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+class CorruptFileError(FileError, OSError):
+    """Compressed data that ends too soon or does not decompress."""
+
+
+class LabelTypeError(FileError, TypeError):
+    """A column whose values cannot be labels (nested values, bytes)."""
+
+
+class MissingLabelsError(FileError, ValueError):
+    """A column with missing labels, and the row of the first (``where``: ``data row``, the
+    row of the file counted from 1 after the header, or ``joined row``), with the options
+    that leave them out or count them."""
+
+    def __init__(self, file: str | None, column: str, row: int, where: str = "data row") -> None:
+        super().__init__(file, column, row, where)  # (the arguments: it pickles)
+        self.file, self.column, self.row, self.where = file, column, row, where
+
+    def describe(self, cli: bool = False) -> str:
+        return (
+            f"{self.file + ': ' if self.file else ''}column {self.column!r} has missing labels"
+            f" (the first in {self.where} {self.row:,}); pass {_option('missing', 'drop', cli)}"
+            f" to leave those rows out, or {_option('missing', 'cluster', cli)} to count missing"
+            " as one more label"
+        )
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 class MissingDependencyError(FileError, ImportError):
@@ -240,16 +319,36 @@ def file_format(
     return kind, compression
 
 
+def check_encoding(encoding: object) -> str:
+    """The name of a text encoding as the CSV reader takes it (``utf8`` for UTF-8, read as it
+    is; any other is transcoded by pyarrow), or the ``ValueError`` that names an unknown one."""
+    if not isinstance(encoding, str):
+        raise TypeError(f"encoding must be a str; got {encoding!r}")
+    try:
+        info = codecs.lookup(encoding)
+    except LookupError:
+        info = None
+    if info is None or not getattr(info, "_is_text_encoding", True):  # (not base64, rot13)
+        raise ValueError(
+            f"unknown encoding {encoding!r}; text encodings are named as in Python, such as"
+            " 'utf-8', 'latin-1', 'cp1252', 'utf-16'"
+        )
+    return "utf8" if info.name == "utf-8" else info.name
+
+
 def open_file(
     path: str | os.PathLike[str],
     format: str | None = None,
     *,
     sep: str | None = None,
     choose: str | None = None,
+    encoding: str = "utf-8",
 ) -> DataFile:
     """The :class:`DataFile` at ``path`` (refused if there is none), its format from
     ``format`` or its name (see :func:`file_format`); ``sep`` is the field separator of a CSV
-    or TSV file (a comma, a tab by default)."""
+    or TSV file (a comma, a tab by default), ``encoding`` its text encoding (see
+    :func:`check_encoding`; binary formats ignore it)."""
+    encoding = check_encoding(encoding)
     text = os.fspath(path)
     target = Path(text)
     if not target.exists():
@@ -265,7 +364,7 @@ def open_file(
     )
     if kind in _TEXT:
         sep = _SEPARATORS[kind] if sep is None else sep
-    return DataFile(target, kind, compression, sep, str(target))
+    return DataFile(target, kind, compression, sep, str(target), encoding)
 
 
 def is_store(path: Path) -> bool:
@@ -280,6 +379,58 @@ def check_batch_size(batch_size: object) -> None:
         raise TypeError(f"batch_size must be an int; got {batch_size!r}")
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1; got {batch_size}")
+
+
+# --- labels ----------------------------------------------------------------------------------
+
+
+def missing_at(values: Any) -> int | None:
+    """Index of the first missing label (null, or NaN) of an Arrow array or pandas Series,
+    None if none is."""
+    if hasattr(values, "null_count"):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        kind = values.type.value_type if pa.types.is_dictionary(values.type) else values.type
+        if values.null_count == 0 and not pa.types.is_floating(kind):
+            return None
+        if pa.types.is_dictionary(values.type) and values.null_count == 0:
+            values = values.dictionary_decode()
+        mask = pc.is_null(values, nan_is_null=True)
+        at = pc.index(mask, True).as_py()
+        return None if at < 0 else int(at)
+    mask = np.asarray(values.isna())
+    return int(np.flatnonzero(mask)[0]) if mask.any() else None
+
+
+def check_complete(
+    file: str | None, batch: Batch, offset: int = 0, where: str = "data row"
+) -> None:
+    """Refuses a batch with a missing label: the :class:`MissingLabelsError` of its first
+    column that has one, naming the file, the column and the row (``offset`` rows came
+    before the batch)."""
+    for name, values in batch.items():
+        at = missing_at(values)
+        if at is not None:
+            raise MissingLabelsError(file, name, offset + at + 1, where)
+
+
+def _refused_kind(arrow_type: Any) -> str | None:
+    """What a column of this Arrow type holds, if it cannot be labels (None if it can)."""
+    import pyarrow as pa
+
+    t = arrow_type.value_type if pa.types.is_dictionary(arrow_type) else arrow_type
+    if pa.types.is_map(t):
+        return "map"
+    if pa.types.is_struct(t):
+        return "struct"
+    if pa.types.is_union(t):
+        return "union"
+    if pa.types.is_nested(t):
+        return "list"
+    if _is_bytes(t) or pa.types.is_fixed_size_binary(t) or pa.types.is_binary_view(t):
+        return "binary"
+    return None
 
 
 # --- the progress bar ------------------------------------------------------------------------
@@ -355,14 +506,16 @@ def _is_bytes(arrow_type: Any) -> bool:
 @dataclass
 class DataFile:
     """A file to read: where it is (``name``, the path as messages name it), its format,
-    compression and (CSV, TSV) separator. Holds no open file between calls (it pickles, to be
-    read on another machine); its columns are kept once read."""
+    compression, separator and text encoding (CSV, TSV; as :func:`check_encoding` names it).
+    Holds no open file between calls (it pickles, to be read on another machine); its columns
+    are kept once read."""
 
     path: Path
     kind: str
     compression: str | None = None
     sep: str | None = None
     name: str = ""
+    encoding: str = "utf8"
     _schema: Any = field(default=None, repr=False, compare=False)
     _obs: list[str] | None = field(default=None, repr=False, compare=False)
 
@@ -409,6 +562,14 @@ class DataFile:
         """Whether the file is read in batches (not AnnData files: their obs comes whole)."""
         return self.kind not in _ANNDATA
 
+    def rows_before(self, row_group: int) -> int:
+        """The number of rows of a Parquet file before one of its row groups."""
+        self._require()
+        import pyarrow.parquet as pq
+
+        meta = pq.ParquetFile(self.path).metadata
+        return sum(meta.row_group(i).num_rows for i in range(row_group))
+
     # batches
 
     def batches(
@@ -426,6 +587,8 @@ class DataFile:
         wanted = list(dict.fromkeys(columns))
         if self.kind not in _TEXT or self._schema is not None:
             self.check(wanted)  # (CSV: once open, below; not from a first block read apart)
+        if self.kind in ("parquet", "ipc"):
+            self._check_types(self._arrow_schema(), wanted)
         if self.kind in _TEXT:
             return self._csv_batches(wanted, int(batch_size), progress)
         if self.kind == "parquet":
@@ -433,6 +596,16 @@ class DataFile:
         if self.kind == "ipc":
             return self._ipc_batches(wanted, progress)
         return iter([self._read_obs(wanted)])
+
+    def _check_types(self, schema: Any, columns: Sequence[str]) -> None:
+        """Refuses a column whose values cannot be labels, before any row is read."""
+        for column in columns:
+            kind = _refused_kind(schema.field(column).type)
+            if kind is not None:
+                raise LabelTypeError(
+                    f"{self.name}: column {column!r} holds {kind} values; label columns hold"
+                    " text, numbers, booleans or categories"
+                )
 
     # pyarrow
 
@@ -489,13 +662,25 @@ class DataFile:
 
     def _open_csv(self, stack: ExitStack, columns: list[str] | None, block_size: int) -> Any:
         """pyarrow's streaming CSV reader of the columns (all if None), in blocks of
-        ``block_size`` bytes, and the raw file."""
+        ``block_size`` bytes, and the raw file. An empty file, a header not in the file's
+        encoding, and compressed data that ends too soon or does not decompress are refused."""
+        try:
+            reader, raw = self._start_csv(stack, columns, block_size)
+            reader.schema.names  # noqa: B018 - the names decoded here, or refused
+        except Exception as e:
+            error = self._text_error(e, 0)
+            if error is None:
+                raise
+            raise error from e
+        return reader, raw
+
+    def _start_csv(self, stack: ExitStack, columns: list[str] | None, block_size: int) -> Any:
         import pyarrow.csv as pv
 
         text, raw = self._text_stream(stack)
         reader = pv.open_csv(
             text,
-            read_options=pv.ReadOptions(block_size=block_size),
+            read_options=pv.ReadOptions(block_size=block_size, encoding=self.encoding),
             parse_options=pv.ParseOptions(delimiter=self.sep or _SEPARATORS[self.kind]),
             convert_options=pv.ConvertOptions(
                 include_columns=columns or [],
@@ -521,19 +706,124 @@ class DataFile:
             except pa.ArrowKeyError:  # a column not there: the error that names it
                 self.check(columns)
                 raise
-            for column in columns:
-                if _is_bytes(reader.schema.field(column).type):
-                    raise UnreadableFileError(
-                        f"cannot read {self.name} as {self.kind}: column {column!r} is not"
-                        " UTF-8 text"
-                    )
+            undecoded = [c for c in columns if _is_bytes(reader.schema.field(c).type)]
+            if undecoded:  # text not in the encoding, in the first block: named with its row
+                raise self._undecoded(reader, undecoded[0])
+            self._check_types(reader.schema, columns)
             bar = stack.enter_context(closing(_bar(progress, _size(self.path), "B", self.label)))
-            done = 0
-            for batch in reader:
+            done = rows = 0
+            batches = iter(reader)
+            while True:
+                try:
+                    batch = next(batches)
+                except StopIteration:
+                    return
+                except Exception as e:
+                    error = self._text_error(e, rows)
+                    if error is None:
+                        raise
+                    raise error from e
                 position = raw.tell()
                 bar.update(position - done)
                 done = position
+                rows += batch.num_rows
                 yield {c: batch.column(c) for c in columns}
+
+    def _utf16(self) -> EncodingError | None:
+        """The error of UTF-16 text read as UTF-8 (told by its byte-order mark), or None."""
+        if self.encoding != "utf8":
+            return None
+        try:
+            with ExitStack() as stack:
+                head = self._text_stream(stack)[0].read(2)
+        except Exception:  # the file's own error is told instead
+            return None
+        if head not in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+            return None
+        return EncodingError(
+            self.name,
+            self.encoding,
+            "the file",
+            "it starts with a UTF-16 byte-order mark",
+            "utf-16",
+        )
+
+    def _undecoded(self, reader: Any, column: str) -> EncodingError:
+        """The error of a column read as bytes (text not in the file's encoding), with the
+        first such label of the first block and its row."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        utf16 = self._utf16()
+        if utf16 is not None:
+            return utf16
+
+        first = next(iter(reader), None)
+        if first is None:  # pragma: no cover - a column read as bytes has a row
+            return EncodingError(self.name, self.encoding, f"column {column!r}")
+        values = first.column(column)
+        indices = None
+        if pa.types.is_dictionary(values.type):
+            values, indices = values.dictionary, values.indices
+        detail = ""
+        for code, item in enumerate(values.to_pylist()):  # an error path: the labels once
+            if item is None:
+                continue
+            try:
+                item.decode(codecs.lookup(self.encoding).name)
+            except UnicodeDecodeError:
+                row = code if indices is None else pc.index(indices, code).as_py()
+                detail = f"the first such label in data row {row + 1:,}: {item!r}"
+                break
+        return EncodingError(self.name, self.encoding, f"column {column!r}", detail)
+
+    def _text_error(self, error: Exception, rows: int) -> FileError | None:
+        """The clear error of a failure to read a CSV or TSV file (``rows`` read before it),
+        or None for an error told as it is."""
+        import lzma
+        import zipfile
+        import zlib
+
+        import pyarrow as pa
+
+        if isinstance(error, FileError):
+            return None
+        if isinstance(error, (UnicodeDecodeError, pa.ArrowInvalid)):
+            utf16 = self._utf16()
+            if utf16 is not None:
+                return utf16
+        text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        if isinstance(error, UnicodeDecodeError):
+            if self.encoding == "utf8":  # pyarrow reads UTF-8 itself: the header's names
+                return EncodingError(
+                    self.name, self.encoding, "the header", f"the name {error.object!r}"
+                )
+            bad = error.object[error.start : error.end]
+            return EncodingError(self.name, self.encoding, "the file", f"the bytes {bad!r}")
+        if isinstance(error, pa.ArrowInvalid):
+            if text.startswith("Empty CSV file"):
+                return UnreadableFileError(f"{self.name}: the file is empty (no header, no rows)")
+            found = re.match(r"In CSV column #(\d+): .*invalid UTF8", text)
+            if found:  # in a later block than the first (read as text)
+                names = self.columns()
+                index = int(found.group(1))
+                column = names[index] if index < len(names) else f"#{index}"
+                return EncodingError(
+                    self.name,
+                    self.encoding,
+                    f"column {column!r}",
+                    f"the first such label after data row {rows:,}",
+                )
+            return None
+        broken = (EOFError, lzma.LZMAError, zipfile.BadZipFile, zlib.error)
+        if self.compression is not None and (
+            isinstance(error, broken) or (isinstance(error, OSError) and error.errno is None)
+        ):
+            return CorruptFileError(
+                f"{self.name}: the {self.compression} data is truncated or corrupt"
+                f" ({text or type(error).__name__})"
+            )
+        return None
 
     def _parquet_batches(
         self,
@@ -547,9 +837,7 @@ class DataFile:
         schema = self._arrow_schema()
         # String columns come straight from the Parquet dictionary pages as Arrow dictionaries:
         # their codes, not their strings, are what the counting pass reads.
-        text = [
-            c for c in columns if _is_text(schema.field(c).type) or _is_bytes(schema.field(c).type)
-        ]
+        text = [c for c in columns if _is_text(schema.field(c).type)]
         # pre_buffer=False: the pre-buffering cache keeps every row group read until the file
         # closes (memory would grow with the file, not with the batch).
         file = pq.ParquetFile(self.path, read_dictionary=text or None, pre_buffer=False)

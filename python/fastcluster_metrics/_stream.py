@@ -26,7 +26,7 @@ from ._evaluate import Evaluation, scores
 from ._labels import check_missing, count_columns
 from ._merge import merge as merge_tables
 from ._params import check_array_like
-from ._readers import DataFile, Progress, check_batch_size, open_file
+from ._readers import DataFile, Progress, check_batch_size, check_complete, open_file
 
 __all__ = ["ContingencyAccumulator", "read_contingency"]
 
@@ -196,6 +196,7 @@ def read_contingency(
     batch_size: int = 1 << 20,
     missing: str = "raise",
     progress: bool = True,
+    encoding: str = "utf-8",
 ) -> Contingency:
     """The contingency table of two columns of a Parquet, CSV or Arrow IPC file, streamed in
     batches of about ``batch_size`` rows (memory bounded by a batch and the table), or of the
@@ -213,16 +214,24 @@ def read_contingency(
     String columns are read as Arrow dictionaries (from Parquet's dictionary pages; CSV with
     ``auto_dict_encode``), so each batch is counted from integer codes. In CSV, the fields
     pandas reads as missing (empty, ``NA``, ``<NA>``, ``None``, ...) are missing labels; types
-    are inferred from the first block. Arrow IPC files keep the batches they were written
-    with. ``missing`` is as in every metric. A tqdm progress bar (of rows; of bytes for CSV)
-    appears on streams that last more than two seconds unless ``progress=False``. Needs
-    pyarrow (the ``io`` extra), or h5py and zarr for AnnData files (the ``h5ad`` extra).
+    are inferred from the first block. CSV text is UTF-8 (a byte-order mark is skipped; fields
+    may be quoted, lines end in LF or CRLF) unless ``encoding`` names another (as Python names
+    it: ``"latin-1"``, ``"cp1252"``, ``"utf-16"``, ...), which pyarrow transcodes; binary
+    formats ignore it. Arrow IPC files keep the batches they were written with. Label columns
+    hold text, numbers, booleans or categories. ``missing`` is as in every metric. A tqdm
+    progress bar (of rows; of bytes for CSV) appears on streams that last more than two
+    seconds unless ``progress=False``. Needs pyarrow (the ``io`` extra), or h5py and zarr
+    for AnnData files (the ``h5ad`` extra).
 
-    A file that is not there raises ``FileNotFoundError``, a column that is not in it a
-    ``KeyError`` naming the file and the column, a format that cannot be told a
-    ``ValueError``.
+    The result equals ``Contingency.from_labels`` on the two whole columns; a file with a
+    header but no rows gives the empty table, as ``Contingency.from_labels([], [])`` does.
 
-    The result equals ``Contingency.from_labels`` on the two whole columns.
+    Errors name the file (and the column): a file that is not there (or a directory) raises
+    ``FileNotFoundError``, a column that is not in it a ``KeyError``, a format that cannot be
+    told, an unknown ``encoding``, an empty file (0 bytes), text that is not in the file's
+    encoding, or missing labels with ``missing="raise"`` (naming the first row that has one) a
+    ``ValueError``; a column of nested values (struct, list, map) or of bytes a ``TypeError``;
+    compressed data that is truncated or corrupt an ``OSError`` naming the compression.
 
     Examples
     --------
@@ -236,7 +245,7 @@ def read_contingency(
     >>> table.classes.tolist(), table.to_numpy().tolist()
     (['B', 'NK', 'T'], [[0, 1], [0, 1], [2, 0]])
     """
-    file = open_file(path, format)
+    file = open_file(path, format, encoding=encoding)
     missing = check_missing("read_contingency", missing)
     check_batch_size(batch_size)
     return to_contingency(read_partial(file, truth, pred, batch_size, missing, progress))
@@ -251,7 +260,9 @@ def read_partial(
     progress: bool = False,
     row_groups: Sequence[int] | None = None,
 ) -> Partial:
-    """The merged partial table of two columns of a file (of some of its Parquet row groups)."""
+    """The merged partial table of two columns of a file (of some of its Parquet row groups,
+    in a run: their rows are numbered from the first's in the message of a missing label)."""
+    offset = 0 if row_groups is None or not row_groups else file.rows_before(min(row_groups))
     batches = file.batches(
         [truth, pred],
         int(batch_size),
@@ -260,5 +271,8 @@ def read_partial(
     )
     acc = ContingencyAccumulator(missing=missing)
     for batch in batches:
+        if missing == "raise":  # the error that names the file, the column and the row
+            check_complete(file.name, batch, offset)
+            offset += len(batch[truth])
         acc.update(batch[truth], batch[pred])
     return acc._compact()
