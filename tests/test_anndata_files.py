@@ -436,3 +436,18 @@ def test_scanpys_pbmc68k_reduced(pbmc68k_reduced):
     assert frame.loc["louvain", "adjusted_rand_score"] == pytest.approx(
         sk.adjusted_rand_score(labels["bulk_labels"], labels["louvain"]), abs=1e-12
     )
+
+
+def test_a_file_of_no_cells(tmp_path):
+    """No cells: read_contingency gives the empty table (as of a CSV file with a header and no
+    rows); the command line says the file has no rows, not that labels are missing."""
+    obs = _obs().iloc[:0]
+    path = write_h5ad_0_7(tmp_path / "none.h5ad", obs)
+    table = fcm.read_contingency(path, "cell_type", "leiden")
+    assert (table.n, table.shape) == (0, (0, 0))
+    result = _cli(path, "--truth", "cell_type", "--pred", "leiden")
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"fastcluster-metrics: error: no samples to compare 'leiden' with 'cell_type' ({path} has"
+        " no rows)\n"
+    )

@@ -295,7 +295,9 @@ def plan(args: Any) -> Plan:
 def count(plan: Plan, missing: str) -> list[Contingency]:
     """One table per prediction, merged over the chunks."""
     tables: dict[int, Contingency] = {}
+    rows = 0
     for truth, preds in plan.chunks:
+        rows += len(truth)
         for i, (name, labels) in enumerate(zip(plan.preds, preds, strict=True)):
             try:
                 table = Contingency.from_labels(truth, labels, missing=missing)
@@ -309,7 +311,7 @@ def count(plan: Plan, missing: str) -> list[Contingency]:
                 f"no samples to compare {name!r} with {plan.truth!r}"
                 + (
                     " (every row has a missing label)"
-                    if i in tables
+                    if rows
                     else f" ({files} {'has' if len(plan.sources) == 1 else 'have'} no rows)"
                 )
             )
