@@ -3,6 +3,7 @@ and the JSON output against the Python API."""
 
 import io
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -218,42 +219,128 @@ def test_console_script(data):
 # --- outputs and options, in this process ------------------------------------------------------
 
 
-def test_table_output(data, cli):
-    _, frame = data
-    status, out, err = cli("cells.csv", "--truth", "cell_type", "--pred", "leiden_*")
-    assert (status, err) == (0, "")
+def _parse_table(out):
+    """A text table's header and its rows by name, its blocks of columns put back together:
+    (corner, column names, {row name: values})."""
     lines = out.splitlines()
-    assert lines[0] == "truth: cell_type (cells.csv)"
-    header = lines[2].split()
-    assert header == ["metric", "leiden_a", "leiden_b"]
-    rows = {line.split()[0]: line.split()[1:] for line in lines[4:]}
-    assert rows["samples"] == [f"{N}", f"{N}"]
+    assert lines[1] == ""
+    corner, columns, rows = None, [], {}
+    for block in "\n".join(lines[2:]).split("\n\n"):
+        head, rule, *body = block.splitlines()
+        assert set(rule) == {"-"} and len(rule) == len(head)
+        assert {len(line) for line in body} <= {len(head)}  # aligned
+        assert len(head) <= _cli.TABLE_WIDTH
+        words = head.split("  ")
+        corner = corner or words[0]
+        assert words[0] == corner  # each block repeats the first column
+        columns += [w.strip() for w in words[1:] if w.strip()]
+        for line in body:
+            name, *values = line.split()
+            rows.setdefault(name, []).extend(values)
+    return corner, columns, rows
+
+
+@pytest.mark.parametrize("n_preds", [1, 2, 7])
+@pytest.mark.parametrize("metrics", ["ARI", None])
+def test_table_has_a_row_per_prediction(data, cli, n_preds, metrics):
+    """Whatever the number of predictions and of measures (it used to turn around)."""
+    root, frame = data
+    preds = {f"res_{i}": frame["leiden_a"].where(frame.index % 7 != i, i) for i in range(n_preds)}
+    pd.DataFrame({"cell_type": frame["cell_type"], **preds}).to_csv(root / "many.csv", index=False)
+    args = [a for p in preds for a in ("--pred", p)] + (["--metrics", metrics] if metrics else [])
+    status, out, err = cli("many.csv", "--truth", "cell_type", *args)
+    assert (status, err) == (0, "")
+    assert out.splitlines()[0] == "truth: cell_type (many.csv)"
+    corner, columns, rows = _parse_table(out)
+    names = [metrics] if metrics else [_catalogue.label(m) for m in METRICS]
+    assert (corner, columns) == ("prediction", ["n", *names])
+    assert list(rows) == list(preds)
+    want = fcm.compare_many(frame["cell_type"], preds)
+    for name, values in rows.items():
+        assert values[:2] == [f"{N}", f"{want['adjusted_rand_score'][name]:.4f}"]
+        assert len(values) == 1 + len(names)
+
+
+def test_table_transposed(data, cli):
+    _, frame = data
+    status, out, err = cli("cells.csv", "--truth", "cell_type", "--pred", "leiden_*", "--transpose")
+    assert (status, err) == (0, "")
+    corner, columns, rows = _parse_table(out)
+    assert (corner, columns) == ("metric", ["leiden_a", "leiden_b"])
+    assert list(rows) == ["n", *(_catalogue.label(m) for m in METRICS)]
+    assert rows["n"] == [f"{N}", f"{N}"]
     want = _expected(frame)
     assert rows["ARI"] == [f"{v:.4f}" for v in want["adjusted_rand_score"]]
     assert rows["purity"] == [f"{v:.4f}" for v in want["purity_score"]]
-    assert len(rows) == 1 + len(METRICS)
-    assert len({len(line) for line in lines[2:]}) == 1  # aligned
 
 
-def test_table_of_many_predictions_has_one_row_each(data, cli):
+def test_default_table_fits_100_columns_in_two_blocks(data, cli):
+    """Ten measures are wider than 100 columns: two even blocks, each naming the predictions."""
+    status, out, _ = cli("cells.csv", "--truth", "cell_type", "--pred", "leiden_*")
+    assert status == 0
+    blocks = out.split("\n\n")[1:]
+    assert len(blocks) == 2
+    widths = [len(b.splitlines()[0]) for b in blocks]
+    assert max(widths) <= 100 and abs(widths[0] - widths[1]) < 20
+    for block in blocks:
+        assert [line.split()[0] for line in block.splitlines()[2:]] == ["leiden_a", "leiden_b"]
+    every = cli("cells.csv", "--truth", "cell_type", "--pred", "leiden_*", "--metrics", "all")[1]
+    assert _parse_table(every)[1] == ["n", *(m.label for m in _catalogue.MEASURES.values())]
+
+
+def test_table_width_follows_a_terminal(monkeypatch):
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    monkeypatch.setenv("COLUMNS", "80")
+    assert _cli._table_width(None) == 80
+    assert _cli._table_width("out.txt") == _cli.TABLE_WIDTH
+
+
+def test_format_table_blocks():
+    from fastcluster_metrics._console import format_table
+
+    rows = [("a", ["1", "22", "333"]), ("bb", ["4", "5", "6"])]
+    whole = format_table("x", ["c1", "c2", "c3"], rows)
+    assert whole == format_table("x", ["c1", "c2", "c3"], rows, width=100)
+    assert whole.splitlines()[0] == "x   c1  c2   c3"
+    cut = format_table("x", ["c1", "c2", "c3"], rows, width=12)
+    assert cut.split("\n\n") == [
+        "x   c1  c2\n----------\na    1  22\nbb   4   5",
+        "x    c3\n-------\na   333\nbb    6",
+    ]
+    # A column wider than the width stays whole, in a block of its own.
+    assert format_table("x", ["c" * 20, "d"], rows[:1], width=10).count("\n\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("values", "bounded", "want"),
+    [
+        ([19_000_000.0, 10_340_000.5], False, ["1.900e+07", "1.034e+07"]),
+        ([19_000_000.0, 10_340_000.0, math.nan], False, ["19,000,000", "10,340,000", "nan"]),
+        ([3.0, 12.0], False, ["3", "12"]),
+        ([0.0, 0.0], False, ["0.0000", "0.0000"]),
+        ([1.0, 0.5, -0.25], True, ["1.0000", "0.5000", "-0.2500"]),
+        ([1.0, 1.0], True, ["1.0000", "1.0000"]),
+        ([3144.33461, 2.5], False, ["3144.3346", "2.5000"]),
+        ([28130.2, 0.001], False, ["2.813e+04", "1.000e-03"]),
+        ([math.nan, math.nan], True, ["nan", "nan"]),
+        ([math.inf, 2.0], False, ["inf", "2"]),
+    ],
+)
+def test_one_number_format_per_measure(values, bounded, want):
+    assert _cli._numbers(values, bounded) == want
+
+
+def test_a_column_of_large_and_small_values_has_one_format(data, cli, monkeypatch):
+    """chi2 of a good and of a poor prediction: 1.9e7 and 1.0e3 written alike."""
+    # leiden_a has 7 clusters, leiden_b 4.
+    monkeypatch.setattr(_cli, "_score", lambda t, name: 19_000_000.25 if t.shape[1] > 4 else 1034.5)
     status, out, _ = cli(
-        "cells.csv",
-        "--truth",
-        "cell_type",
-        "--pred",
-        "leiden_a",
-        "--pred",
-        "leiden_b",
-        "--pred",
-        "cell_type",
-        "--metrics",
-        "ARI,AMI",
+        "cells.csv", "--truth", "cell_type", "--pred", "leiden_*", "--metrics", "chi2"
     )
     assert status == 0
-    lines = out.splitlines()
-    assert lines[2].split() == ["prediction", "n", "ARI", "AMI"]
-    assert [line.split()[0] for line in lines[4:]] == ["leiden_a", "leiden_b", "cell_type"]
-    assert lines[-1].split()[1:] == [f"{N}", "1.0000", "1.0000"]
+    rows = _parse_table(out)[2]
+    assert rows["leiden_a"] == [f"{N}", "1.900e+07"]
+    assert rows["leiden_b"] == [f"{N}", "1.034e+03"]
 
 
 def test_csv_output_and_chosen_metrics(data, cli):

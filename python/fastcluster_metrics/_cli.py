@@ -23,6 +23,7 @@ import csv
 import io
 import json
 import math
+import shutil
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -321,12 +322,28 @@ def count(plan: Plan, missing: str) -> list[Contingency]:
 # --- output -------------------------------------------------------------------------------------
 
 
-def _number(value: float) -> str:
-    if math.isnan(value):
-        return "nan"
-    if value == int(value) and abs(value) < 1e15:
-        return f"{int(value):,}" if abs(value) >= 1e4 else f"{value:.4f}"
-    return f"{value:.4f}" if abs(value) < 1e4 else f"{value:.4g}"
+TABLE_WIDTH = 100
+"""The width text tables are cut to (into blocks of columns) when the output is not a
+terminal; on a terminal, its width."""
+
+
+def _numbers(values: Sequence[float], bounded: bool) -> list[str]:
+    """One measure's values, all in one format: integers with thousands separators when every
+    value is one and the measure is not a bounded score (and not every value is 0); else 4
+    decimals when every value is below 10,000 in size, else scientific with 4 significant
+    digits (``2.813e+04``). NaN and infinity as Python writes them."""
+    finite = [v for v in values if math.isfinite(v)]
+    top = max((abs(v) for v in finite), default=0.0)
+    if not bounded and 0 < top < 1e15 and all(v == int(v) for v in finite):
+        return [f"{int(v):,}" if math.isfinite(v) else str(v) for v in values]
+    spec = ".4f" if top < 1e4 else ".3e"
+    return [format(v, spec) if math.isfinite(v) else str(v) for v in values]
+
+
+def _table_width(output: str | None) -> int:
+    if output is None and sys.stdout.isatty():
+        return max(shutil.get_terminal_size((TABLE_WIDTH, 24)).columns, 40)
+    return TABLE_WIDTH
 
 
 def render(fmt: str, plan: Plan, metrics: list[str], tables: list[Contingency], args: Any) -> str:
@@ -356,21 +373,25 @@ def render(fmt: str, plan: Plan, metrics: list[str], tables: list[Contingency], 
             writer.writerow([name, t.n, *(repr(v) for v in row)])
         return buffer.getvalue()
     header = f"truth: {plan.truth} ({', '.join(s.name for s in plan.sources)})"
-    if len(plan.preds) > len(metrics) or len(plan.preds) > 6:
-        body = format_table(
-            "prediction",
-            ["n", *(label(m) for m in metrics)],
-            [
-                (name, [f"{t.n:,}", *(_number(v) for v in row)])
-                for name, t, row in zip(plan.preds, tables, scores, strict=True)
-            ],
-        )
-    else:
+    counts = [f"{t.n:,}" for t in tables]
+    columns = [
+        _numbers([row[j] for row in scores], MEASURES[m].range is not None)
+        for j, m in enumerate(metrics)
+    ]
+    width = _table_width(args.output)
+    if args.transpose:
         body = format_table(
             "metric",
             plan.preds,
-            [("samples", [f"{t.n:,}" for t in tables])]
-            + [(label(m), [_number(row[j]) for row in scores]) for j, m in enumerate(metrics)],
+            [("n", counts), *((label(m), c) for m, c in zip(metrics, columns, strict=True))],
+            width,
+        )
+    else:
+        body = format_table(
+            "prediction",
+            ["n", *(label(m) for m in metrics)],
+            [(name, [counts[i], *(c[i] for c in columns)]) for i, name in enumerate(plan.preds)],
+            width,
         )
     return f"{header}\n\n{body}\n"
 
@@ -514,6 +535,12 @@ def parser() -> Parser:
         choices=("table", "json", "csv"),
         default="table",
         help="output: an aligned table (default), JSON or CSV",
+    )
+    p.add_argument(
+        "--transpose",
+        action="store_true",
+        help="a table with the measures as rows and the predictions as columns (default:"
+        " a row per prediction)",
     )
     p.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE, not stdout")
     p.add_argument(
