@@ -343,6 +343,20 @@ def test_a_column_of_large_and_small_values_has_one_format(data, cli, monkeypatc
     assert rows["leiden_b"] == [f"{N}", "1.034e+03"]
 
 
+def test_version():
+    from importlib.metadata import version
+
+    out = subprocess.run(
+        [sys.executable, "-m", "fastcluster_metrics", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (out.returncode, out.stderr) == (0, "")
+    assert out.stdout == f"fastcluster-metrics {version('fastcluster-metrics')}\n"
+    assert fcm.__version__ == version("fastcluster-metrics")
+
+
 def test_csv_output_and_chosen_metrics(data, cli):
     _, frame = data
     status, out, _ = cli(

@@ -39,7 +39,19 @@ from ._uncertainty import (
     permutation_test,
 )
 
-__version__ = "0.1.0"
+
+def _installed_version() -> str:
+    """The version pyproject.toml gives, as installed (its one place); ``0+unknown`` when
+    the sources are imported without being installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fastcluster-metrics")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = _installed_version()
 
 __all__ = [
     "BootstrapResult",

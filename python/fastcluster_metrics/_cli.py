@@ -485,6 +485,13 @@ def _wrapped(text: str) -> str:
     return "\n".join(textwrap.wrap(text, 88, initial_indent="  ", subsequent_indent="  "))
 
 
+def _version() -> str:
+    """The installed package's version (``fastcluster_metrics.__version__`` reads it)."""
+    from . import __version__
+
+    return __version__
+
+
 def parser() -> Parser:
     p = Parser(
         prog=PROG,
@@ -570,6 +577,7 @@ def parser() -> Parser:
         " for CSV/TSV; default 1000000)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     return p
 
 
