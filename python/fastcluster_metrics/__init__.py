@@ -40,18 +40,21 @@ from ._uncertainty import (
 )
 
 
-def _installed_version() -> str:
-    """The version pyproject.toml gives, as installed (its one place); ``0+unknown`` when
+def __getattr__(name: str) -> str:
+    """``__version__``: the version pyproject.toml gives (its one place), as installed, read
+    when first asked for (importlib.metadata takes some 20 ms to import); ``0+unknown`` when
     the sources are imported without being installed."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("fastcluster-metrics")
+        found = version("fastcluster-metrics")
     except PackageNotFoundError:
-        return "0+unknown"
+        found = "0+unknown"
+    globals()["__version__"] = found
+    return found
 
-
-__version__ = _installed_version()
 
 __all__ = [
     "BootstrapResult",
