@@ -599,3 +599,85 @@ def test_demo(tmp_path, capsys, monkeypatch):
     ]
     assert chosen == int(ami.idxmax())
     assert f"{ami[chosen]:.4f}" in text
+
+
+# --- errors nobody foresaw: one line naming the input, or the traceback with --debug ----------
+
+
+def _boom(*args, **kwargs):
+    raise AttributeError("'numpy.ndarray' object has no attribute 'columns'")
+
+
+def test_unexpected_error_is_one_line_naming_the_files(data, cli, monkeypatch):
+    monkeypatch.setattr(fcm.Contingency, "from_labels", _boom)
+    status, out, err = cli(
+        "truth.csv", "pred.csv", "--on", "cell", "--truth", "cell_type", "--pred", "leiden_a"
+    )
+    assert (status, out) == (1, "")
+    note, line = err.splitlines(keepends=True)  # the join's note, then the error's one line
+    assert note.startswith("fastcluster-metrics: note: joined on ids")
+    assert line == (
+        "fastcluster-metrics: error: unexpected error reading truth.csv and pred.csv:"
+        " AttributeError: 'numpy.ndarray' object has no attribute 'columns' (run again with"
+        " --debug to see the traceback; please report it)\n"
+    )
+    assert "Traceback" not in err
+    with pytest.raises(AttributeError, match="no attribute 'columns'"):
+        cli("cells.csv", "--truth", "cell_type", "--pred", "leiden_a", "--debug")
+
+
+def test_debug_lets_every_error_through(data, cli):
+    with pytest.raises(_cli.CliError, match="no truth column 'celltype'"):
+        cli("cells.csv", "--truth", "celltype", "--pred", "leiden_a", "--debug")
+    with pytest.raises(_cli.CliError, match="required: --pred"):
+        cli("--debug", "cells.csv", "--truth", "cell_type")
+    assert "--debug" in _cli.parser().format_help()
+
+
+def test_unexpected_error_in_the_demo(monkeypatch, capsys, tmp_path):
+    import fastcluster_metrics._demo as entry
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(entry.fcm, "compare_many", _boom)
+    demo = ["-n", "100", "--k-max", "2", "--no-sklearn", "--no-plots"]
+    assert _cli.main(["demo", *demo]) == 1
+    _, err = capsys.readouterr()
+    assert err.startswith(
+        "fastcluster-metrics: error: unexpected error in the built-in example: AttributeError:"
+    )
+    assert err.count("\n") == 1
+    with pytest.raises(AttributeError):
+        _cli.main(["--debug", *demo])
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        _cli.main(["demo", "--help"])
+    assert "--debug" in capsys.readouterr().out
+
+
+def test_unexpected_error_through_the_interpreter(data):
+    root, _ = data
+    patch = (
+        "import sys, fastcluster_metrics as fcm\n"
+        "from fastcluster_metrics import _cli\n"
+        "def boom(*a, **k):\n"
+        "    raise AttributeError(\"'numpy.ndarray' object has no attribute 'columns'\")\n"
+        "fcm.Contingency.from_labels = boom\n"
+        "sys.exit(_cli.main(sys.argv[1:]))\n"
+    )
+    args = ["cells.parquet", "--truth", "cell_type", "--pred", "leiden_a"]
+    command = [sys.executable, "-c", patch, *args]
+    out = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120)
+    assert (out.returncode, out.stdout) == (1, "")
+    assert out.stderr.startswith(
+        "fastcluster-metrics: error: unexpected error reading cells.parquet: AttributeError:"
+    )
+    assert out.stderr.count("\n") == 1
+    assert "Traceback" not in out.stderr
+    out = subprocess.run(
+        [*command, "--debug"], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 1
+    assert out.stderr.startswith("Traceback (most recent call last):")
+    assert out.stderr.rstrip().endswith(
+        "AttributeError: 'numpy.ndarray' object has no attribute 'columns'"
+    )
