@@ -1,6 +1,7 @@
 """The command line, end to end: a subprocess on small files of each format, every error path,
 and the JSON output against the Python API."""
 
+import importlib.util
 import io
 import json
 import os
@@ -17,6 +18,9 @@ from fastcluster_metrics import _catalogue, _cli
 
 METRICS = _catalogue.default_names()
 N = 300
+
+HAS_ANNDATA = importlib.util.find_spec("anndata") is not None
+needs_anndata = pytest.mark.skipif(not HAS_ANNDATA, reason="the .h5ad files need anndata")
 
 
 def _frame():
@@ -40,7 +44,6 @@ def _frame():
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     """Small files of every format, and the frame they hold."""
-    anndata = pytest.importorskip("anndata")
     pytest.importorskip("pyarrow")
     root = tmp_path_factory.mktemp("cli")
     frame = _frame()
@@ -48,8 +51,11 @@ def data(tmp_path_factory):
     frame.to_csv(root / "cells.tsv", sep="\t", index=False)
     frame.to_csv(root / "cells.csv.gz", index=False)
     frame.to_parquet(root / "cells.parquet", row_group_size=64)
-    obs = frame.set_index("cell").astype(str).astype("category")
-    anndata.AnnData(obs=obs).write_h5ad(root / "cells.h5ad")
+    if HAS_ANNDATA:
+        import anndata
+
+        obs = frame.set_index("cell").astype(str).astype("category")
+        anndata.AnnData(obs=obs).write_h5ad(root / "cells.h5ad")
     # Two files to join on "cell": the predictions shuffled and a few cells short.
     frame[["cell", "cell_type"]].to_csv(root / "truth.csv", index=False)
     shuffled = frame[["cell", "leiden_a", "leiden_b"]].sample(frac=1.0, random_state=1)
@@ -117,7 +123,14 @@ def _check_json(stdout, want, n=N):
 
 
 @pytest.mark.parametrize(
-    "name", ["cells.csv", "cells.tsv", "cells.csv.gz", "cells.parquet", "cells.h5ad"]
+    "name",
+    [
+        "cells.csv",
+        "cells.tsv",
+        "cells.csv.gz",
+        "cells.parquet",
+        pytest.param("cells.h5ad", marks=needs_anndata),
+    ],
 )
 def test_json_equals_python_api(data, name):
     root, frame = data
@@ -292,6 +305,7 @@ def test_csv_output_and_chosen_metrics(data, cli):
     assert got.loc["leiden_a", "jaccard_index"] == pytest.approx(table.jaccard_index(), rel=1e-12)
 
 
+@needs_anndata
 def test_h5ad_joined_with_parquet_by_cell_names(data, cli):
     _, frame = data
     status, out, err = cli(
@@ -371,11 +385,12 @@ def test_plot_and_output_file(data, cli):
             "cells.csv: no truth column 'celltype'; the columns are: cell, cell_type, leiden_a,"
             " leiden_b",
         ),
-        (
+        pytest.param(
             ["cells.h5ad", "--truth", "cell_type", "--pred", "louvain"],
             1,
             "cells.h5ad: no pred column 'louvain'; the columns are: obs_names, cell_type,"
             " leiden_a, leiden_b",
+            marks=needs_anndata,
         ),
         (
             ["truth.csv", "pred.csv", "--on", "id", "--truth", "cell_type", "--pred", "leiden_a"],
@@ -388,7 +403,12 @@ def test_plot_and_output_file(data, cli):
             "length mismatch: truth.csv has 300 rows and pred.csv has 290; pass --on COLUMN",
         ),
         (["bad.parquet", "--truth", "a", "--pred", "b"], 1, "cannot read bad.parquet as parquet:"),
-        (["bad.h5ad", "--truth", "a", "--pred", "b"], 1, "cannot read bad.h5ad as h5ad:"),
+        pytest.param(
+            ["bad.h5ad", "--truth", "a", "--pred", "b"],
+            1,
+            "cannot read bad.h5ad as h5ad:",
+            marks=needs_anndata,
+        ),
         (
             ["bad.csv", "--truth", "cell_type", "--pred", "leiden_a"],
             1,
