@@ -1,6 +1,7 @@
 """The command line, end to end: a subprocess on small files of each format, every error path,
 and the JSON output against the Python API."""
 
+import importlib.util
 import io
 import json
 import math
@@ -18,6 +19,9 @@ from fastcluster_metrics import _catalogue, _cli
 
 METRICS = _catalogue.default_names()
 N = 300
+
+HAS_ANNDATA = importlib.util.find_spec("anndata") is not None
+needs_anndata = pytest.mark.skipif(not HAS_ANNDATA, reason="the .h5ad files need anndata")
 
 
 def _frame():
@@ -41,7 +45,6 @@ def _frame():
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     """Small files of every format, and the frame they hold."""
-    anndata = pytest.importorskip("anndata")
     pytest.importorskip("pyarrow")
     root = tmp_path_factory.mktemp("cli")
     frame = _frame()
@@ -49,8 +52,11 @@ def data(tmp_path_factory):
     frame.to_csv(root / "cells.tsv", sep="\t", index=False)
     frame.to_csv(root / "cells.csv.gz", index=False)
     frame.to_parquet(root / "cells.parquet", row_group_size=64)
-    obs = frame.set_index("cell").astype(str).astype("category")
-    anndata.AnnData(obs=obs).write_h5ad(root / "cells.h5ad")
+    if HAS_ANNDATA:
+        import anndata
+
+        obs = frame.set_index("cell").astype(str).astype("category")
+        anndata.AnnData(obs=obs).write_h5ad(root / "cells.h5ad")
     # Two files to join on "cell": the predictions shuffled and a few cells short.
     frame[["cell", "cell_type"]].to_csv(root / "truth.csv", index=False)
     shuffled = frame[["cell", "leiden_a", "leiden_b"]].sample(frac=1.0, random_state=1)
@@ -118,7 +124,14 @@ def _check_json(stdout, want, n=N):
 
 
 @pytest.mark.parametrize(
-    "name", ["cells.csv", "cells.tsv", "cells.csv.gz", "cells.parquet", "cells.h5ad"]
+    "name",
+    [
+        "cells.csv",
+        "cells.tsv",
+        "cells.csv.gz",
+        "cells.parquet",
+        pytest.param("cells.h5ad", marks=needs_anndata),
+    ],
 )
 def test_json_equals_python_api(data, name):
     root, frame = data
@@ -393,6 +406,7 @@ def test_csv_output_and_chosen_metrics(data, cli):
     assert got.loc["leiden_a", "jaccard_index"] == pytest.approx(table.jaccard_index(), rel=1e-12)
 
 
+@needs_anndata
 def test_h5ad_joined_with_parquet_by_cell_names(data, cli):
     _, frame = data
     status, out, err = cli(
@@ -472,11 +486,12 @@ def test_plot_and_output_file(data, cli):
             "cells.csv: no truth column 'celltype'; the columns are: cell, cell_type, leiden_a,"
             " leiden_b",
         ),
-        (
+        pytest.param(
             ["cells.h5ad", "--truth", "cell_type", "--pred", "louvain"],
             1,
             "cells.h5ad: no pred column 'louvain'; the columns are: obs_names, cell_type,"
             " leiden_a, leiden_b",
+            marks=needs_anndata,
         ),
         (
             ["truth.csv", "pred.csv", "--on", "id", "--truth", "cell_type", "--pred", "leiden_a"],
@@ -489,7 +504,12 @@ def test_plot_and_output_file(data, cli):
             "length mismatch: truth.csv has 300 rows and pred.csv has 290; pass --on COLUMN",
         ),
         (["bad.parquet", "--truth", "a", "--pred", "b"], 1, "cannot read bad.parquet as parquet:"),
-        (["bad.h5ad", "--truth", "a", "--pred", "b"], 1, "cannot read bad.h5ad as h5ad:"),
+        pytest.param(
+            ["bad.h5ad", "--truth", "a", "--pred", "b"],
+            1,
+            "cannot read bad.h5ad as h5ad:",
+            marks=needs_anndata,
+        ),
         (
             ["bad.csv", "--truth", "cell_type", "--pred", "leiden_a"],
             1,
@@ -701,3 +721,85 @@ def test_demo(tmp_path, capsys, monkeypatch):
     ]
     assert chosen == int(ami.idxmax())
     assert f"{ami[chosen]:.4f}" in text
+
+
+# --- errors nobody foresaw: one line naming the input, or the traceback with --debug ----------
+
+
+def _boom(*args, **kwargs):
+    raise AttributeError("'numpy.ndarray' object has no attribute 'columns'")
+
+
+def test_unexpected_error_is_one_line_naming_the_files(data, cli, monkeypatch):
+    monkeypatch.setattr(fcm.Contingency, "from_labels", _boom)
+    status, out, err = cli(
+        "truth.csv", "pred.csv", "--on", "cell", "--truth", "cell_type", "--pred", "leiden_a"
+    )
+    assert (status, out) == (1, "")
+    note, line = err.splitlines(keepends=True)  # the join's note, then the error's one line
+    assert note.startswith("fastcluster-metrics: note: joined on ids")
+    assert line == (
+        "fastcluster-metrics: error: unexpected error reading truth.csv and pred.csv:"
+        " AttributeError: 'numpy.ndarray' object has no attribute 'columns' (run again with"
+        " --debug to see the traceback; please report it)\n"
+    )
+    assert "Traceback" not in err
+    with pytest.raises(AttributeError, match="no attribute 'columns'"):
+        cli("cells.csv", "--truth", "cell_type", "--pred", "leiden_a", "--debug")
+
+
+def test_debug_lets_every_error_through(data, cli):
+    with pytest.raises(_cli.CliError, match="no truth column 'celltype'"):
+        cli("cells.csv", "--truth", "celltype", "--pred", "leiden_a", "--debug")
+    with pytest.raises(_cli.CliError, match="required: --pred"):
+        cli("--debug", "cells.csv", "--truth", "cell_type")
+    assert "--debug" in _cli.parser().format_help()
+
+
+def test_unexpected_error_in_the_demo(monkeypatch, capsys, tmp_path):
+    import fastcluster_metrics._demo as entry
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(entry.fcm, "compare_many", _boom)
+    demo = ["-n", "100", "--k-max", "2", "--no-sklearn", "--no-plots"]
+    assert _cli.main(["demo", *demo]) == 1
+    _, err = capsys.readouterr()
+    assert err.startswith(
+        "fastcluster-metrics: error: unexpected error in the built-in example: AttributeError:"
+    )
+    assert err.count("\n") == 1
+    with pytest.raises(AttributeError):
+        _cli.main(["--debug", *demo])
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        _cli.main(["demo", "--help"])
+    assert "--debug" in capsys.readouterr().out
+
+
+def test_unexpected_error_through_the_interpreter(data):
+    root, _ = data
+    patch = (
+        "import sys, fastcluster_metrics as fcm\n"
+        "from fastcluster_metrics import _cli\n"
+        "def boom(*a, **k):\n"
+        "    raise AttributeError(\"'numpy.ndarray' object has no attribute 'columns'\")\n"
+        "fcm.Contingency.from_labels = boom\n"
+        "sys.exit(_cli.main(sys.argv[1:]))\n"
+    )
+    args = ["cells.parquet", "--truth", "cell_type", "--pred", "leiden_a"]
+    command = [sys.executable, "-c", patch, *args]
+    out = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120)
+    assert (out.returncode, out.stdout) == (1, "")
+    assert out.stderr.startswith(
+        "fastcluster-metrics: error: unexpected error reading cells.parquet: AttributeError:"
+    )
+    assert out.stderr.count("\n") == 1
+    assert "Traceback" not in out.stderr
+    out = subprocess.run(
+        [*command, "--debug"], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 1
+    assert out.stderr.startswith("Traceback (most recent call last):")
+    assert out.stderr.rstrip().endswith(
+        "AttributeError: 'numpy.ndarray' object has no attribute 'columns'"
+    )

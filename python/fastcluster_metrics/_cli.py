@@ -578,11 +578,16 @@ def parser() -> Parser:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an error, show Python's traceback (to report a bug) instead of one line",
+    )
     return p
 
 
-def score(argv: Sequence[str]) -> int:
-    args = parser().parse_args(argv)
+def score(args: argparse.Namespace) -> int:
+    """Score the files named by the parsed arguments; returns the exit status."""
     if args.chunk_rows < 1:
         raise CliError("--chunk-rows must be at least 1", 2)
     try:
@@ -613,23 +618,53 @@ def _write(text: str, output: str | None) -> None:
         raise CliError(f"cannot write {output}: {_first_line(e)}") from e
 
 
+def _is_debug(arg: str) -> bool:
+    """``--debug``, or a prefix of it that argparse would take for it."""
+    return len(arg) > 2 and "--debug".startswith(arg)
+
+
+def _unexpected(error: Exception, inputs: str) -> str:
+    """One line for an error nobody foresaw (a bug): what was being read, and the error."""
+    lines = str(error).strip().splitlines()
+    text = f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return (
+        f"unexpected error{inputs}: {text} (run again with --debug to see the traceback;"
+        " please report it)"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``fastcluster-metrics`` command; returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
+    debug = any(_is_debug(a) for a in args)
+    rest = [a for a in args if not _is_debug(a)]
+    inputs = ""
     try:
-        if not args or args[0] == "demo" or args[0].split("=")[0] in DEMO_OPTIONS:
+        if not rest or rest[0] == "demo" or rest[0].split("=")[0] in DEMO_OPTIONS:
             from ._demo import demo
 
-            return demo(args[1:] if args and args[0] == "demo" else args)
-        return score(args)
-    except CliError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return e.status
-    except BrokenPipeError:  # the output piped into a command that stopped reading
-        return 1
-    except OSError as e:  # a file that cannot be read or written, a full disk
-        print(f"{PROG}: error: {_first_line(e)}", file=sys.stderr)
-        return 1
+            inputs = " in the built-in example"
+            if rest and rest[0] == "demo":
+                args.remove("demo")
+            return demo(args)
+        options = parser().parse_args(args)
+        inputs = " reading " + " and ".join(options.files)
+        return score(options)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:
+        if debug:
+            raise
+        if isinstance(e, CliError):
+            print(f"{PROG}: error: {e}", file=sys.stderr)
+            return e.status
+        if isinstance(e, BrokenPipeError):  # the output piped into a command that stopped reading
+            return 1
+        if isinstance(e, OSError):  # a file that cannot be read or written, a full disk
+            print(f"{PROG}: error: {_first_line(e)}", file=sys.stderr)
+            return 1
+        print(f"{PROG}: error: {_unexpected(e, inputs)}", file=sys.stderr)
+        return 1

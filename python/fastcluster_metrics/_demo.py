@@ -251,6 +251,11 @@ def demo(argv: Sequence[str] = ()) -> int:
     )
     parser.add_argument("--no-sklearn", action="store_true", help="skip the timings of sklearn")
     parser.add_argument("--no-plots", action="store_true", help="draw nothing")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an error, show Python's traceback (to report a bug) instead of one line",
+    )
     args = parser.parse_args(argv)
     if args.n < 2 or args.k_max < 2:
         raise CliError("-n and --k-max must be at least 2", 2)

@@ -45,10 +45,14 @@ def _entropy_by_group(
     return np.maximum(h, 0.0, where=totals > 0, out=h)
 
 
-def _pick(labels: NDArray[Any], index: NDArray[np.int64]) -> list[Any]:
-    """``labels[index]`` as a list, with None where ``index`` is -1."""
+def _pick(labels: NDArray[Any], index: NDArray[np.int64], rows: Any) -> Any:
+    """``labels[index]`` as a pandas Series of objects on ``rows``, with None where ``index`` is
+    -1 (object dtype: pandas 3 would make text labels its ``str`` dtype, and None NaN)."""
+    import pandas as pd
+
     values = labels[np.maximum(index, 0)].tolist() if labels.size else [None] * index.size
-    return [v if i >= 0 else None for v, i in zip(values, index.tolist(), strict=True)]
+    picked = [v if i >= 0 else None for v, i in zip(values, index.tolist(), strict=True)]
+    return pd.Series(picked, index=rows, dtype=object)
 
 
 class Diagnostics:
@@ -129,10 +133,11 @@ class Diagnostics:
         with np.errstate(divide="ignore", invalid="ignore"):
             recall = np.where(a > 0, overlap / a, np.nan)
             precision = np.where(b_best > 0, overlap / np.maximum(b_best, 1), np.nan)
+        index = pd.Index(self.classes, name="class")
         return pd.DataFrame(
             {
                 "size": a,
-                "best_cluster": _pick(self.clusters, cluster),
+                "best_cluster": _pick(self.clusters, cluster, index),
                 "overlap": overlap,
                 "f1": f1,
                 "jaccard": jaccard,
@@ -141,7 +146,7 @@ class Diagnostics:
                 "n_clusters": np.bincount(rows, minlength=a.size),
                 "split_entropy": _entropy_by_group(rows, counts, a),
             },
-            index=pd.Index(self.classes, name="class"),
+            index=index,
         )
 
     def cluster_report(self) -> Any:
@@ -176,14 +181,15 @@ class Diagnostics:
         overlap[has] = counts[best[has]]
         with np.errstate(divide="ignore", invalid="ignore"):
             purity = np.where(b > 0, overlap / np.maximum(b, 1), np.nan)
+        index = pd.Index(self.clusters, name="cluster")
         return pd.DataFrame(
             {
                 "size": b,
-                "majority_class": _pick(self.classes, majority),
+                "majority_class": _pick(self.classes, majority, index),
                 "overlap": overlap,
                 "purity": purity,
                 "n_classes": np.bincount(cols, minlength=b.size),
                 "entropy": _entropy_by_group(cols, counts, b),
             },
-            index=pd.Index(self.clusters, name="cluster"),
+            index=index,
         )
