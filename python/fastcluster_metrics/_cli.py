@@ -13,7 +13,8 @@ columns to read from which file (two files joined on an id column), scores, and 
 
 Exit status: 0 on success, 1 for a problem with the data (a missing file or column, an
 unreadable file, a length mismatch, missing labels), 2 for a usage error. Errors are one line
-on stderr, ``fastcluster-metrics: error: ...``.
+on stderr, ``fastcluster-metrics: error: ...``, an error nobody foresaw too (naming the files);
+``--debug`` shows Python's traceback instead.
 """
 
 from __future__ import annotations
