@@ -627,6 +627,30 @@ def test_duplicate_ids_refused(data, cli):
     assert "id column 'cell' has 3 repeated values (such as 'cell0000')" in err
 
 
+def test_missing_ids_refused(data, cli):
+    """A row without an id cannot be joined: refused, not matched with another row without one
+    (a missing id in each file became the same text, 'nan', and joined two unrelated cells)."""
+    root, frame = data
+    truth = frame[["cell", "cell_type"]].copy()
+    truth.loc[[5, 9], "cell"] = None
+    truth.to_csv(root / "truth_gaps.csv", index=False)
+    pred = frame[["cell", "leiden_a"]].copy()
+    pred.loc[7, "cell"] = None
+    pred.to_parquet(root / "pred_gaps.parquet")
+    for first, second, file, count, row in (
+        ("truth_gaps.csv", "pred.csv", "truth_gaps.csv", 2, 6),
+        ("truth.csv", "pred_gaps.parquet", "pred_gaps.parquet", 1, 8),
+    ):
+        status, out, err = cli(
+            first, second, "--on", "cell", "--truth", "cell_type", "--pred", "leiden_a"
+        )
+        assert (status, out) == (1, "")
+        assert err == (
+            f"fastcluster-metrics: error: {file}: id column 'cell' has {count} missing values (the"
+            f" first in data row {row}); ids must be present to join on them\n"
+        )
+
+
 def test_every_row_missing(data, cli):
     root, _ = data
     (root / "empty.csv").write_text("cell_type,leiden_a\nB,\nT,\n")

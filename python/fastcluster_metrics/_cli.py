@@ -237,6 +237,13 @@ def _joined(
         return left[truth], [right[p] for p in preds]
     keys = []
     for source, frame, column in ((first, left, on[0]), (second, right, on[1])):
+        absent = frame[column].isna().to_numpy()
+        if absent.any():
+            raise CliError(
+                f"{source.name}: id column {column!r} has {int(absent.sum()):,} missing values (the"
+                f" first in data row {int(absent.argmax()) + 1:,}); ids must be present to join"
+                " on them"
+            )
         ids = frame[column].astype(str)
         duplicated = ids.duplicated()
         if duplicated.any():
