@@ -451,3 +451,26 @@ def test_a_file_of_no_cells(tmp_path):
         f"fastcluster-metrics: error: no samples to compare 'leiden' with 'cell_type' ({path} has"
         " no rows)\n"
     )
+
+
+def test_nullable_text_with_missing_values(tmp_path):
+    """A nullable-string-array column with masked values (what anndata's spec allows; anndata
+    itself writes text with missing values as categories): masked values are missing labels."""
+    path = tmp_path / "cells.h5ad"
+    with h5py.File(path, "w") as f:
+        obs = f.create_group("obs")
+        obs.attrs.update({"encoding-type": "dataframe", "encoding-version": "0.2.0"})
+        obs.attrs["_index"] = "_index"
+        obs.attrs["column-order"] = ["cell_type", "donor"]
+        obs.create_dataset("_index", data=["c0", "c1", "c2", "c3"], dtype=h5py.string_dtype())
+        cell_type = obs.create_group("cell_type")
+        cell_type.attrs.update(
+            {"encoding-type": "nullable-string-array", "encoding-version": "0.1.0"}
+        )
+        cell_type.create_dataset("values", data=["B", "", "T", "T"], dtype=h5py.string_dtype())
+        cell_type["mask"] = np.array([False, True, False, False])
+        obs["donor"] = np.array([1, 1, 2, 2])
+    labels = next(_readers.open_file(path).batches(["cell_type"], 1))["cell_type"]
+    assert labels.isna().tolist() == [False, True, False, False]
+    table = fcm.read_contingency(path, "cell_type", "donor", missing="drop")
+    assert (list(table.classes), table.to_numpy().tolist()) == (["B", "T"], [[1, 0], [0, 2]])
