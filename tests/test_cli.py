@@ -827,3 +827,36 @@ def test_unexpected_error_through_the_interpreter(data):
     assert out.stderr.rstrip().endswith(
         "AttributeError: 'numpy.ndarray' object has no attribute 'columns'"
     )
+
+
+def test_a_column_that_changes_type_is_read_again_as_text(data, cli):
+    """A CSV column of numbers whose later rows hold text ("7a") is read again as text, from
+    the start, with a note on stderr; alone and joined with another file."""
+    root, _ = data
+    rng = np.random.default_rng(5)
+    rows = 40_000  # several blocks of --chunk-rows 1000
+    frame = pd.DataFrame(
+        {
+            "cell": [f"c{i}" for i in range(rows)],
+            "cell_type": rng.choice(["B", "T", "NK"], rows),
+            "leiden": rng.integers(0, 9, rows).astype(str),
+        }
+    )
+    frame.loc[rows - 1, "leiden"] = "7a"
+    frame.to_csv(root / "late.csv", index=False)
+    frame[["cell", "cell_type"]].to_csv(root / "late_truth.csv", index=False)
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    want = sklearn_metrics.adjusted_rand_score(frame["cell_type"], frame["leiden"])
+    for files in (["late.csv"], ["late_truth.csv", "late.csv", "--on", "cell"]):
+        status, out, err = cli(
+            *files, "--truth", "cell_type", "--pred", "leiden", "--chunk-rows", "1000",
+            "--format", "json", "--metrics", "ARI",
+        )  # fmt: skip
+        assert status == 0, err
+        score = json.loads(out)["predictions"]["leiden"]["scores"]["adjusted_rand_score"]
+        assert score == pytest.approx(want, abs=1e-12)
+        assert err.startswith(
+            "fastcluster-metrics: note: late.csv: column 'leiden' was read as int64 from its"
+            " first rows; after data row "
+        )
+        assert err.endswith(" it holds '7a'; reading it again as text\n")

@@ -308,11 +308,21 @@ def test_same_column_twice(tmp_path, cells):
     assert got == fcm.Contingency.from_labels(cells["leiden"], cells["leiden"])
 
 
-def test_csv_type_inference_is_from_the_first_block(tmp_path):
+def test_a_csv_column_that_changes_type_is_read_again_as_text(tmp_path):
+    """Types are inferred from the first block; a column whose later rows do not fit (numbers,
+    then "x") is read again as text from the start: the labels of the whole file, not an
+    error (it was pyarrow's ArrowInvalid)."""
     path = tmp_path / "late.csv"
-    path.write_text("a,b\n" + "1,0\n" * 50_000 + "x,0\n")  # 200 kB: several blocks
-    with pytest.raises(pa.ArrowInvalid):
-        fcm.read_contingency(path, "a", "b", batch_size=100)
+    path.write_text("a,b\n" + "1,0\n2,1\n" * 25_000 + "x,0\n")  # 200 kB: several blocks
+    got = fcm.read_contingency(path, "a", "b", batch_size=100)
+    frame = pd.read_csv(path, dtype=str)
+    assert got == fcm.Contingency.from_labels(frame["a"], frame["b"].astype(int))
+    assert list(got.classes) == ["1", "2", "x"]
+    both = tmp_path / "both.csv"
+    both.write_text("a,b\n" + "1,0\n2,1\n" * 25_000 + "x,y\n")  # both columns, in turn
+    got = fcm.read_contingency(both, "a", "b", batch_size=100)
+    frame = pd.read_csv(both, dtype=str)
+    assert got == fcm.Contingency.from_labels(frame["a"], frame["b"])
 
 
 def test_docstring_examples():

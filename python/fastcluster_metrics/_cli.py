@@ -26,9 +26,9 @@ import json
 import math
 import shutil
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from ._readers import (
     COMPRESSIONS,
     FORMAT_NAMES,
     FORMATS,
+    ColumnTypeError,
     DataFile,
     FileError,
     FormatError,
@@ -49,6 +50,7 @@ from ._readers import (
     check_encoding,
     missing_at,
     open_file,
+    read_again,
 )
 
 __all__ = ["main", "resolve_metrics"]
@@ -108,7 +110,7 @@ def _reading(file: DataFile) -> Iterator[None]:
     as ``cannot read FILE as FORMAT: ...``."""
     try:
         yield
-    except CliError:
+    except (CliError, ColumnTypeError):  # (a column read again as text, by the caller)
         raise
     except FileError as e:
         raise CliError(e.describe(cli=True)) from e
@@ -153,8 +155,26 @@ def _batches(file: DataFile, columns: list[str], rows: int, show: bool) -> Itera
         yield chunk
 
 
+def _again(file: DataFile, error: ColumnTypeError) -> DataFile:
+    """The file to read again, a column as text, said on stderr (or the error, as one line)."""
+    try:
+        again = read_again(file, error)
+    except ColumnTypeError as e:
+        raise CliError(str(e)) from e
+    print(f"{PROG}: note: {error}; reading it again as text", file=sys.stderr)
+    return again
+
+
 def _frame(file: DataFile, columns: list[str], rows: int, show: bool) -> Any:
     """The columns, whole, as a pandas DataFrame."""
+    while True:
+        try:
+            return _whole(file, columns, rows, show)
+        except ColumnTypeError as e:
+            file = _again(file, e)
+
+
+def _whole(file: DataFile, columns: list[str], rows: int, show: bool) -> Any:
     import pandas as pd
 
     wanted = list(dict.fromkeys(columns))
@@ -199,6 +219,8 @@ class Plan:
     chunks: Iterator[tuple[Any, list[Any]]]
     streamed: bool
     """Whether the labels come in several chunks (merged by label value)."""
+    again: Callable[[DataFile], Iterator[tuple[Any, list[Any]]]] | None = None
+    """The chunks of one file read again from the start (one source), or None."""
 
 
 def _chunks(
@@ -289,8 +311,13 @@ def plan(args: Any) -> Plan:
         left_id, _, right_id = args.on.partition("=")
         on = (_find(first, left_id, "id")[0], _find(second, right_id or left_id, "id")[0])
     if len(sources) == 1:
-        chunks = _chunks(first, truth, preds, args.missing, args.chunk_rows, _show_progress(args))
-        return Plan(truth, preds, sources, chunks, first.streamed)
+
+        def chunks(source: DataFile) -> Iterator[tuple[Any, list[Any]]]:
+            return _chunks(
+                source, truth, preds, args.missing, args.chunk_rows, _show_progress(args)
+            )
+
+        return Plan(truth, preds, sources, chunks(first), first.streamed, chunks)
     labels = _joined(first, second, truth, preds, on, args)
     if args.missing == "raise":
         for name, values in ((truth, labels[0]), *zip(preds, labels[1], strict=True)):
@@ -302,7 +329,19 @@ def plan(args: Any) -> Plan:
 
 
 def count(plan: Plan, missing: str) -> list[Contingency]:
-    """One table per prediction, merged over the chunks."""
+    """One table per prediction, merged over the chunks; the file read again with a column
+    as text when its later rows do not fit the type of its first ones."""
+    while True:
+        try:
+            return _count(plan, missing)
+        except ColumnTypeError as e:
+            if plan.again is None:  # pragma: no cover - two files are read whole, by _frame
+                raise CliError(str(e)) from e
+            source = _again(plan.sources[0], e)
+            plan = replace(plan, sources=[source], chunks=plan.again(source))
+
+
+def _count(plan: Plan, missing: str) -> list[Contingency]:
     tables: dict[int, Contingency] = {}
     rows = 0
     for truth, preds in plan.chunks:

@@ -52,6 +52,7 @@ __all__ = [
     "COMPRESSIONS",
     "FORMATS",
     "FORMAT_NAMES",
+    "ColumnTypeError",
     "CorruptFileError",
     "DataFile",
     "EncodingError",
@@ -69,6 +70,7 @@ __all__ = [
     "is_store",
     "missing_at",
     "open_file",
+    "read_again",
 ]
 
 FORMATS = {
@@ -217,6 +219,22 @@ class EncodingError(UnreadableFileError):
 
 class CorruptFileError(FileError, OSError):
     """Compressed data that ends too soon or does not decompress."""
+
+
+class ColumnTypeError(FileError, ValueError):
+    """A CSV or TSV column whose later rows do not fit the type its first block gave it (as
+    numbers, then text). Readers that meet it read the file again with :meth:`DataFile.as_text`
+    of the column: the labels are its text."""
+
+    def __init__(self, file: str, column: str, kind: str, value: str, row: int) -> None:
+        super().__init__(file, column, kind, value, row)  # (the arguments: it pickles)
+        self.file, self.column, self.kind, self.value, self.row = file, column, kind, value, row
+
+    def __str__(self) -> str:
+        return (
+            f"{self.file}: column {self.column!r} was read as {self.kind} from its first rows;"
+            f" after data row {self.row:,} it holds {self.value!r}"
+        )
 
 
 class LabelTypeError(FileError, TypeError):
@@ -516,6 +534,8 @@ class DataFile:
     sep: str | None = None
     name: str = ""
     encoding: str = "utf8"
+    text: frozenset[str] = frozenset()
+    """CSV and TSV columns read as text, whatever their first rows look like."""
     _schema: Any = field(default=None, repr=False, compare=False)
     _obs: list[str] | None = field(default=None, repr=False, compare=False)
 
@@ -684,6 +704,7 @@ class DataFile:
             parse_options=pv.ParseOptions(delimiter=self.sep or _SEPARATORS[self.kind]),
             convert_options=pv.ConvertOptions(
                 include_columns=columns or [],
+                column_types={c: _text_labels() for c in self.text if c in (columns or [])},
                 # string labels arrive dictionary-encoded (codes, not strings, are counted)
                 auto_dict_encode=True,
                 auto_dict_max_cardinality=2**31 - 1,
@@ -719,7 +740,7 @@ class DataFile:
                 except StopIteration:
                     return
                 except Exception as e:
-                    error = self._text_error(e, rows)
+                    error = self._text_error(e, rows) or self._type_change(e, rows)
                     if error is None:
                         raise
                     raise error from e
@@ -728,6 +749,27 @@ class DataFile:
                 done = position
                 rows += batch.num_rows
                 yield {c: batch.column(c) for c in columns}
+
+    def as_text(self, column: str) -> DataFile:
+        """This file, with ``column`` read as text (after a :class:`ColumnTypeError`)."""
+        from dataclasses import replace
+
+        return replace(self, text=self.text | {column}, _schema=None)
+
+    def _type_change(self, error: Exception, rows: int) -> ColumnTypeError | None:
+        """The :class:`ColumnTypeError` of pyarrow's conversion error of a later block."""
+        match = re.match(
+            r"In CSV column #(\d+): CSV conversion error to (\w+): invalid value '(.*)'$",
+            str(error),
+            re.S,
+        )
+        if match is None:
+            return None
+        names = self.columns()
+        index = int(match.group(1))
+        if index >= len(names):  # pragma: no cover - pyarrow numbers the file's columns
+            return None
+        return ColumnTypeError(self.name, names[index], match.group(2), match.group(3), rows)
 
     def _utf16(self) -> EncodingError | None:
         """The error of UTF-16 text read as UTF-8 (told by its byte-order mark), or None."""
@@ -915,6 +957,21 @@ class DataFile:
     def label(self) -> str:
         """The file's name without its folder (the progress bar's)."""
         return self.path.name
+
+
+def _text_labels() -> Any:
+    """Text labels, as pyarrow reads them: dictionary-encoded (their codes are counted)."""
+    import pyarrow as pa
+
+    return pa.dictionary(pa.int32(), pa.string())
+
+
+def read_again(file: DataFile, error: ColumnTypeError) -> DataFile:
+    """The file to read again after ``error``: with its column as text (raised again if the
+    column was read as text already)."""
+    if error.column in file.text:
+        raise error
+    return file.as_text(error.column)
 
 
 def _matches(pattern: str, columns: list[str]) -> bool:

@@ -26,7 +26,15 @@ from ._evaluate import Evaluation, scores
 from ._labels import check_missing, count_columns
 from ._merge import merge as merge_tables
 from ._params import check_array_like
-from ._readers import DataFile, Progress, check_batch_size, check_complete, open_file
+from ._readers import (
+    ColumnTypeError,
+    DataFile,
+    Progress,
+    check_batch_size,
+    check_complete,
+    open_file,
+    read_again,
+)
 
 __all__ = ["ContingencyAccumulator", "read_contingency"]
 
@@ -214,9 +222,11 @@ def read_contingency(
     String columns are read as Arrow dictionaries (from Parquet's dictionary pages; CSV with
     ``auto_dict_encode``), so each batch is counted from integer codes. In CSV, the fields
     pandas reads as missing (empty, ``NA``, ``<NA>``, ``None``, ...) are missing labels; types
-    are inferred from the first block. CSV text is UTF-8 (a byte-order mark is skipped; fields
-    may be quoted, lines end in LF or CRLF) unless ``encoding`` names another (as Python names
-    it: ``"latin-1"``, ``"cp1252"``, ``"utf-16"``, ...), which pyarrow transcodes; binary
+    are inferred from the first block (a column whose later rows do not fit, such as numbers
+    and then ``"7a"``, is read again as text, from the start). CSV text is UTF-8 (a
+    byte-order mark is skipped; fields may be quoted, lines end in LF or CRLF) unless
+    ``encoding`` names another (as Python names it: ``"latin-1"``, ``"cp1252"``,
+    ``"utf-16"``, ...), which pyarrow transcodes; binary
     formats ignore it. Arrow IPC files keep the batches they were written with. Label columns
     hold text, numbers, booleans or categories. ``missing`` is as in every metric. A tqdm
     progress bar (of rows; of bytes for CSV) appears on streams that last more than two
@@ -261,7 +271,25 @@ def read_partial(
     row_groups: Sequence[int] | None = None,
 ) -> Partial:
     """The merged partial table of two columns of a file (of some of its Parquet row groups,
-    in a run: their rows are numbered from the first's in the message of a missing label)."""
+    in a run: their rows are numbered from the first's in the message of a missing label).
+    A CSV column whose later rows do not fit the type of its first ones is read again as
+    text, from the start."""
+    while True:
+        try:
+            return _partial(file, truth, pred, batch_size, missing, progress, row_groups)
+        except ColumnTypeError as e:
+            file = read_again(file, e)
+
+
+def _partial(
+    file: DataFile,
+    truth: str,
+    pred: str,
+    batch_size: int,
+    missing: str,
+    progress: bool,
+    row_groups: Sequence[int] | None,
+) -> Partial:
     offset = 0 if row_groups is None or not row_groups else file.rows_before(min(row_groups))
     batches = file.batches(
         [truth, pred],
