@@ -198,3 +198,17 @@ def test_zarr_stores_are_files_to_the_workers(client, labels, tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="no file in the directory"):
         fcm_dask.read_contingency(tmp_path / "empty", "cell_type", "leiden")
+
+
+def test_files_in_another_encoding(client, tmp_path):
+    """encoding= reaches the workers: Latin-1 text is read as the in-memory labels."""
+    truth = np.array(["Müller", "Groß", "Müller", "Çelik"] * 50)
+    pred = np.arange(len(truth)) % 3
+    frame = pd.DataFrame({"cell_type": truth, "leiden": pred})
+    frame.to_csv(tmp_path / "latin.csv", index=False, encoding="latin-1")
+    got = fcm_dask.read_contingency(
+        tmp_path / "latin.csv", "cell_type", "leiden", encoding="latin-1"
+    )
+    assert_same_table(got, fcm.Contingency.from_labels(truth, pred))
+    with pytest.raises(ValueError, match="not UTF-8"):
+        fcm_dask.read_contingency(tmp_path / "latin.csv", "cell_type", "leiden")

@@ -217,6 +217,7 @@ def _files(paths: Any) -> list[Path]:
 def _read_task(
     path: str,
     kind: str,
+    encoding: str,
     truth: str,
     pred: str,
     batch_size: int,
@@ -224,7 +225,7 @@ def _read_task(
     row_groups: list[int] | None,
 ) -> Partial:
     """The table of two columns of one file or of some of its row groups (runs on a worker)."""
-    file = open_file(path, kind)
+    file = open_file(path, kind, encoding=encoding)
     return read_partial(file, truth, pred, batch_size, missing, False, row_groups)
 
 
@@ -239,6 +240,7 @@ def read_contingency(
     missing: str = "raise",
     split_every: int = 8,
     compute: bool = True,
+    encoding: str = "utf-8",
 ) -> Any:
     """The :class:`~fastcluster_metrics.Contingency` of two columns of many files, each read
     and counted on the workers with pyarrow, in bounded memory.
@@ -247,8 +249,9 @@ def read_contingency(
     file system that every worker can read. One task per file; a Parquet file is split into
     tasks of ``row_groups_per_task`` row groups (its footer is read here to plan them). Each
     task streams its part as :func:`~fastcluster_metrics.read_contingency` does
-    (``format``, ``batch_size`` and ``missing`` as there) and returns a small table; the
-    tables merge ``split_every`` at a time. No DataFrame is built, and only tables travel.
+    (``format``, ``batch_size``, ``missing`` and ``encoding`` as there) and returns a small
+    table; the tables merge ``split_every`` at a time. No DataFrame is built, and only tables
+    travel.
 
     Returns the computed table, or with ``compute=False`` a ``dask.delayed`` object.
     """
@@ -261,7 +264,7 @@ def read_contingency(
         raise ValueError(f"row_groups_per_task must be a positive int; got {row_groups_per_task!r}")
     tasks = []
     for path in _files(paths):
-        file = open_file(path, format)
+        file = open_file(path, format, encoding=encoding)
         pieces: list[list[int] | None] = [None]
         if file.kind == "parquet":
             n = file.num_row_groups()
@@ -271,7 +274,18 @@ def read_contingency(
             ]
         for groups in pieces:
             task = delayed(_read_task, pure=True)
-            tasks.append(task(file.name, file.kind, truth, pred, int(batch_size), missing, groups))
+            tasks.append(
+                task(
+                    file.name,
+                    file.kind,
+                    file.encoding,
+                    truth,
+                    pred,
+                    int(batch_size),
+                    missing,
+                    groups,
+                )
+            )
     return _reduce(tasks, split_every, compute)
 
 
