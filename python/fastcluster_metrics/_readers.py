@@ -372,10 +372,9 @@ def open_file(
     if not target.exists():
         raise NoFileError(f"no such file: {text}")
     if target.is_dir():
-        named = target.suffix.lower() if format is None else f".{str(format).lower()}"
         if format is None and is_store(target):
             format = "zarr"  # a zarr store by any name
-        elif named != ".zarr":
+        elif format is None or FORMAT_NAMES.get(str(format).lower()) != "zarr":
             raise NoFileError(f"{text} is a directory, not a file (nor a zarr store)")
     kind, compression = (
         file_format(text, format) if choose is None else file_format(text, format, choose)
