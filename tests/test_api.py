@@ -16,14 +16,20 @@ def _parameters(fn):
     return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
 
 
-# Our one addition to every metric: keyword-only, after scikit-learn's parameters.
-EXTRA = [("missing", inspect.Parameter.KEYWORD_ONLY, "raise")]
+# Our additions to every metric: keyword-only, after scikit-learn's parameters.
+EXTRA = [
+    ("missing", inspect.Parameter.KEYWORD_ONLY, "raise"),
+    ("sample_weight", inspect.Parameter.KEYWORD_ONLY, None),
+    ("class_weight", inspect.Parameter.KEYWORD_ONLY, None),
+]
 
 
 @pytest.mark.parametrize("name", SKLEARN_NAMES)
 def test_signature_is_sklearns(name):
     assert callable(getattr(fcm, name))
-    assert _parameters(getattr(fcm, name)) == _parameters(sklearn_function(name)) + EXTRA
+    # entropy has one labeling: no classes to weigh.
+    extra = EXTRA[:2] if name == "entropy" else EXTRA
+    assert _parameters(getattr(fcm, name)) == _parameters(sklearn_function(name)) + extra
 
 
 def test_purity_score_signature():

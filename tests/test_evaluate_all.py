@@ -139,6 +139,8 @@ LABELS_AND_MISSING = [
     ("labels_true", inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.empty),
     ("labels_pred", inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.empty),
     ("missing", inspect.Parameter.KEYWORD_ONLY, "raise"),
+    ("sample_weight", inspect.Parameter.KEYWORD_ONLY, None),
+    ("class_weight", inspect.Parameter.KEYWORD_ONLY, None),
 ]
 
 

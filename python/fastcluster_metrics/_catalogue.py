@@ -79,6 +79,10 @@ class Measure:
     """Higher values mean closer labelings (False for distances and entropies)."""
     adjusted: bool = False
     """Adjusted for chance under a random model (0 in expectation for random labelings)."""
+    counts: bool = False
+    """Defined for tables of counts only (it needs the expected mutual information): with
+    weights that make some cell non-integral its function raises ``ValueError``, and
+    :func:`evaluate`, :func:`compare_many` and the tools built on them give NaN."""
     default: bool = False
     """Computed by :func:`evaluate` when no measures are named."""
     in_sklearn: bool = False
@@ -113,7 +117,10 @@ class Measure:
 
     def __call__(self, table: Contingency) -> float:
         """Its value on a table, as a float; NaN on an empty table where the kernel refuses
-        one (as :meth:`exact`, without its call: evaluate's defaults on small inputs)."""
+        one, and on a table of real cells for a measure of counts (as :meth:`exact`, without
+        its call: evaluate's defaults on small inputs)."""
+        if self.counts and table.weighted:
+            return math.nan
         try:
             return float(self.kernel(table, **self.options) if self.options else self.kernel(table))
         except ValueError:
@@ -123,7 +130,10 @@ class Measure:
 
     def exact(self, table: Contingency) -> Any:
         """Its value as the kernel gives it (an exact ``int`` for counts such as Mirkin's);
-        NaN on an empty table where the kernel refuses one."""
+        NaN on an empty table where the kernel refuses one, and on a table of real cells for
+        a measure of counts."""
+        if self.counts and table.weighted:
+            return math.nan
         try:
             return self.kernel(table, **self.options)
         except ValueError:
@@ -150,7 +160,7 @@ MEASURES: dict[str, Measure] = _rows(
             range=SIGNED, adjusted=True, plotted=True),
     Measure("rand_score", _C.rand_score, PAIRS, ("Rand", "RI"), **_SK, **_SYM),
     Measure("adjusted_mutual_info_score", _C.adjusted_mutual_info_score, INFORMATION,
-            ("AMI",), **_SK, **_SYM, range=SIGNED, adjusted=True, plotted=True),
+            ("AMI",), **_SK, **_SYM, range=SIGNED, adjusted=True, counts=True, plotted=True),
     Measure("normalized_mutual_info_score", _C.normalized_mutual_info_score, INFORMATION,
             ("NMI",), **_SK, **_SYM, plotted=True),
     Measure("mutual_info_score", _C.mutual_info_score, INFORMATION, ("MI",), **_SK, **_SYM,
@@ -177,7 +187,8 @@ MEASURES: dict[str, Measure] = _rows(
     *(
         Measure(f"adjusted_mutual_info_score_{m}", _C.adjusted_mutual_info_score, INFORMATION,
                 (f"AMI_{m}",), **_SYM, range=SIGNED, adjusted=True,
-                options={"average_method": m}, function="adjusted_mutual_info_score")
+                counts=True, options={"average_method": m},
+                function="adjusted_mutual_info_score")
         for m in ("min", "geometric", "max")
     ),
     Measure("entropy_true", _C.entropy_true, INFORMATION, ("H_true",), **_NATS, function=None),

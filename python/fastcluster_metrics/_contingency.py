@@ -10,10 +10,11 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 from . import _given as given
 from . import _native
 from . import _scores as sc
-from ._labels import Column, count_labels, ordered_cells
+from ._labels import Column, Table, _order, count_labels, ordered_cells
 from ._measures import Measures
 from ._merge import merge
 from ._params import check_average_method, check_beta
+from ._weighted_table import WeightedTable
 
 __all__ = ["Contingency"]
 
@@ -67,7 +68,7 @@ class Contingency(Measures):
 
     def _init(
         self,
-        native: _native.Table,
+        native: Table,
         classes: NDArray[Any] | None = None,
         clusters: NDArray[Any] | None = None,
     ) -> None:
@@ -80,7 +81,7 @@ class Contingency(Measures):
     @classmethod
     def _of(
         cls,
-        native: _native.Table,
+        native: Table,
         classes: NDArray[Any] | None = None,
         clusters: NDArray[Any] | None = None,
     ) -> Contingency:
@@ -93,22 +94,63 @@ class Contingency(Measures):
 
     @classmethod
     def from_labels(
-        cls, labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+        cls,
+        labels_true: ArrayLike,
+        labels_pred: ArrayLike,
+        *,
+        missing: str = "raise",
+        sample_weight: ArrayLike | None = None,
+        class_weight: str | dict[Any, float] | None = None,
     ) -> Contingency:
-        """The table of two labelings, in one pass over them (any label type the metrics take)."""
-        return cls._counted("Contingency.from_labels", labels_true, labels_pred, missing)
+        """The table of two labelings, in one pass over them (any label type the metrics take).
+
+        ``sample_weight`` (one non-negative number per sample) makes each cell the sum of its
+        samples' weights, read as frequencies: whole-number weights give exactly the table of
+        the samples repeated that many times. ``class_weight`` multiplies each true class's
+        row: ``"balanced"`` gives every class the same total, ``n / K`` (Maan et al.'s balanced
+        measures), a dict gives the named classes its weights (the others 1). See
+        :ref:`weights <weights>` in the README for what each measure does with real cells.
+        """
+        return cls._counted(
+            "Contingency.from_labels",
+            labels_true,
+            labels_pred,
+            missing,
+            sample_weight,
+            class_weight,
+        )
 
     @classmethod
     def _counted(
-        cls, func: str, labels_true: ArrayLike, labels_pred: ArrayLike, missing: object
+        cls,
+        func: str,
+        labels_true: ArrayLike,
+        labels_pred: ArrayLike,
+        missing: object,
+        sample_weight: ArrayLike | None = None,
+        class_weight: str | dict[Any, float] | None = None,
     ) -> Contingency:
         """:meth:`from_labels` for the call ``func`` (which its errors name)."""
-        table, true, pred = count_labels(func, labels_true, labels_pred, missing, warn=False)
+        table, true, pred = count_labels(
+            func,
+            labels_true,
+            labels_pred,
+            missing,
+            warn=False,
+            sample_weight=sample_weight,
+            class_weight=class_weight,
+        )
         return cls._of_columns(table, true, pred)
 
     @classmethod
-    def _of_columns(cls, table: _native.Table, true: Column, pred: Column) -> Contingency:
+    def _of_columns(cls, table: Table, true: Column, pred: Column) -> Contingency:
         """The table counted from two encoded columns, rows and columns in sorted label order."""
+        if isinstance(table, WeightedTable):
+            if true.rank is not None or pred.rank is not None:
+                table = table.reordered(
+                    _order(table.row_keys(), true.rank), _order(table.col_keys(), pred.rank)
+                )
+            return cls._of(table, true.labels(table.row_keys()), pred.labels(table.col_keys()))
         rows, cols, counts, row_keys, col_keys = ordered_cells(table, true, pred)
         native = table
         if true.rank is not None or pred.rank is not None:
@@ -142,16 +184,23 @@ class Contingency(Measures):
             self._cells_cache = (
                 rows.astype(np.int64),
                 cols.astype(np.int64),
-                counts.astype(np.int64),
+                counts if counts.dtype.kind == "f" else counts.astype(np.int64),
             )
         return self._cells_cache  # type: ignore[return-value]
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the cells are real numbers (sums of weights that are not all whole): the
+        sizes, cells and ``n`` are then floats, and the measures that need counts (the
+        adjusted mutual information) raise ``ValueError``."""
+        return isinstance(self._native_table, WeightedTable) and not self._native_table.integral
 
     # --- the table ---------------------------------------------------------------------------
 
     @property
     def n(self) -> int:
-        """Number of samples."""
-        return self._native_table.n
+        """Number of samples (with weights: their total, a float when not whole)."""
+        return self._native_table.n  # type: ignore[no-any-return]
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -178,18 +227,26 @@ class Contingency(Measures):
         """The non-zero cells as (row indices, column indices, counts), row-major."""
         return self._cells
 
-    def to_numpy(self, dtype: DTypeLike = np.int64) -> NDArray[Any]:
-        """The dense table (as ``contingency_matrix``)."""
+    def to_numpy(self, dtype: DTypeLike | None = None) -> NDArray[Any]:
+        """The dense table (as ``contingency_matrix``): int64, or float64 for a table of real
+        cells (:attr:`weighted`), whose cells an integer ``dtype`` would truncate (refused)."""
         rows, cols, counts = self._cells
+        if dtype is None:
+            dtype = counts.dtype if counts.dtype.kind == "f" else np.int64
+        elif counts.dtype.kind == "f" and np.dtype(dtype).kind in "iub":
+            raise ValueError(
+                "the table's cells are sums of weights that are not whole numbers:"
+                f" dtype={np.dtype(dtype)} would truncate them; use a float dtype"
+            )
         given.check_dense_fits(self.shape, np.dtype(dtype))
         out = np.zeros(self.shape, dtype=dtype)
         out[rows, cols] = counts
         return out
 
     def to_scipy(self) -> Any:
-        """The table as a scipy CSR matrix (needs scipy)."""
+        """The table as a scipy CSR matrix (needs scipy): int64, or float64 for real cells."""
         rows, cols, counts = self._cells
-        return given.csr(self.shape, rows, cols, counts, np.int64)
+        return given.csr(self.shape, rows, cols, counts, counts.dtype)
 
     def to_pandas(self) -> Any:
         """The dense table as a pandas DataFrame labelled by class (index) and cluster (columns)."""
@@ -224,15 +281,24 @@ class Contingency(Measures):
         return f"Contingency(n={self.n}, classes={self.shape[0]}, clusters={self.shape[1]})"
 
     def __getstate__(self) -> dict[str, Any]:
-        return {
+        state: dict[str, Any] = {
             "table": (self.shape, self._cells),
             "classes": self.classes,
             "clusters": self.clusters,
         }
+        table = self._native_table
+        if isinstance(table, WeightedTable):
+            state["sums"] = (table.row_sums(), table.col_sums(), table.n)
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         (n_rows, n_cols), (rows, cols, counts) = state["table"]
-        native = _native.table_from_cells(n_rows, n_cols, rows, cols, counts)
+        native: Table
+        if "sums" in state:
+            n_keys = (np.arange(n_rows), np.arange(n_cols))
+            native = WeightedTable((n_rows, n_cols), (rows, cols, counts), state["sums"], n_keys)
+        else:
+            native = _native.table_from_cells(n_rows, n_cols, rows, cols, counts)
         self._init(native, state["classes"], state["clusters"])
 
     # --- measures ----------------------------------------------------------------------------
@@ -311,8 +377,11 @@ class Contingency(Measures):
         return self._native_table.entropy_cols()
 
 
-def _sizes(sums: NDArray[np.uint64]) -> NDArray[np.int64]:
-    """Row or column sums as int64; as uint64 when one reaches 2**63 (int64 would wrap)."""
+def _sizes(sums: NDArray[Any]) -> NDArray[np.int64]:
+    """Row or column sums as int64; as uint64 when one reaches 2**63 (int64 would wrap); real
+    sums (of weights) as they are."""
+    if sums.dtype.kind == "f":
+        return sums  # type: ignore[return-value]
     if sums.size and int(sums.max()) > sc.INT64_MAX:
         big: Any = sums.astype(np.uint64)
         return big  # type: ignore[no-any-return]

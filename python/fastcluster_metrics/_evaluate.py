@@ -54,6 +54,8 @@ def evaluate(
     metrics: Iterable[str] | str | None = None,
     *,
     missing: str = "raise",
+    sample_weight: Any = None,
+    class_weight: str | dict[Any, float] | None = None,
 ) -> Evaluation:
     """Every measure (or the chosen ones) from one pass over the labels.
 
@@ -62,7 +64,8 @@ def evaluate(
     case (``"ARI"``, ``"nmi_max"``, ``"purity"``). Each value equals what the function (or
     :class:`Contingency` method) of the same name returns; a measure that raises on an empty
     labeling (``mutual_info_score``, the entropies) is NaN here instead. The result is keyed
-    by full name.
+    by full name. ``sample_weight`` and ``class_weight`` weigh the samples as in every measure
+    (:meth:`Contingency.from_labels`); ``n`` is then their total.
 
     Examples
     --------
@@ -80,5 +83,13 @@ def evaluate(
     # Measures that need only the table's sums (scikit-learn's and purity) let all-singleton
     # predictions be counted in a bit per cluster, without their cells.
     cells = any(m.cells for m in measures)
-    table = count_labels("evaluate", labels_true, labels_pred, missing, cells=cells)[0]
+    table = count_labels(
+        "evaluate",
+        labels_true,
+        labels_pred,
+        missing,
+        cells=cells,
+        sample_weight=sample_weight,
+        class_weight=class_weight,
+    )[0]
     return scores(Contingency._of(table), measures)

@@ -24,6 +24,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._contingency import Contingency
+from ._weights import with_weights_doc
+
+ClassWeight = str | dict[Any, float] | None
 
 __all__ = [
     "adjusted_fowlkes_mallows_score",
@@ -79,7 +82,13 @@ __all__ = [
 
 class _Score(Protocol):
     def __call__(
-        self, labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = ...
+        self,
+        labels_true: ArrayLike,
+        labels_pred: ArrayLike,
+        *,
+        missing: str = ...,
+        sample_weight: ArrayLike | None = ...,
+        class_weight: ClassWeight = ...,
     ) -> float: ...
 
 
@@ -90,6 +99,8 @@ class _ScoreInBase(Protocol):
         labels_pred: ArrayLike,
         *,
         missing: str = ...,
+        sample_weight: ArrayLike | None = ...,
+        class_weight: ClassWeight = ...,
         base: float = ...,
     ) -> float: ...
 
@@ -101,6 +112,8 @@ class _ScoreWithBeta(Protocol):
         labels_pred: ArrayLike,
         *,
         missing: str = ...,
+        sample_weight: ArrayLike | None = ...,
+        class_weight: ClassWeight = ...,
         beta: float = ...,
     ) -> float: ...
 
@@ -112,6 +125,8 @@ class _PairSetsIndex(Protocol):
         labels_pred: ArrayLike,
         *,
         missing: str = ...,
+        sample_weight: ArrayLike | None = ...,
+        class_weight: ClassWeight = ...,
         simplified: bool = ...,
         clipped: bool = ...,
     ) -> float: ...
@@ -124,31 +139,57 @@ class _ScoreWithAverage(Protocol):
         labels_pred: ArrayLike,
         *,
         missing: str = ...,
+        sample_weight: ArrayLike | None = ...,
+        class_weight: ClassWeight = ...,
         average: str = ...,
     ) -> float: ...
 
 
 class _Count(Protocol):
     def __call__(
-        self, labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = ...
+        self,
+        labels_true: ArrayLike,
+        labels_pred: ArrayLike,
+        *,
+        missing: str = ...,
+        sample_weight: ArrayLike | None = ...,
+        class_weight: ClassWeight = ...,
     ) -> int: ...
 
 
 class _PairCounts(Protocol):
     def __call__(
-        self, labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = ...
+        self,
+        labels_true: ArrayLike,
+        labels_pred: ArrayLike,
+        *,
+        missing: str = ...,
+        sample_weight: ArrayLike | None = ...,
+        class_weight: ClassWeight = ...,
     ) -> dict[str, int]: ...
 
 
 class _PerClass(Protocol):
     def __call__(
-        self, labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = ...
+        self,
+        labels_true: ArrayLike,
+        labels_pred: ArrayLike,
+        *,
+        missing: str = ...,
+        sample_weight: ArrayLike | None = ...,
+        class_weight: ClassWeight = ...,
     ) -> NDArray[np.float64]: ...
 
 
 class _Report(Protocol):
     def __call__(
-        self, labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = ...
+        self,
+        labels_true: ArrayLike,
+        labels_pred: ArrayLike,
+        *,
+        missing: str = ...,
+        sample_weight: ArrayLike | None = ...,
+        class_weight: ClassWeight = ...,
     ) -> Any: ...
 
 
@@ -156,6 +197,8 @@ _LABELS = [
     inspect.Parameter("labels_true", inspect.Parameter.POSITIONAL_OR_KEYWORD),
     inspect.Parameter("labels_pred", inspect.Parameter.POSITIONAL_OR_KEYWORD),
     inspect.Parameter("missing", inspect.Parameter.KEYWORD_ONLY, default="raise"),
+    inspect.Parameter("sample_weight", inspect.Parameter.KEYWORD_ONLY, default=None),
+    inspect.Parameter("class_weight", inspect.Parameter.KEYWORD_ONLY, default=None),
 ]
 
 
@@ -165,11 +208,18 @@ def _from_method(name: str) -> Callable[..., Any]:
     options = [p for p in inspect.signature(method).parameters.values() if p.kind is p.KEYWORD_ONLY]
 
     def function(
-        labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise", **kwargs: Any
+        labels_true: ArrayLike,
+        labels_pred: ArrayLike,
+        *,
+        missing: str = "raise",
+        sample_weight: ArrayLike | None = None,
+        class_weight: ClassWeight = None,
+        **kwargs: Any,
     ) -> Any:
-        return getattr(Contingency._counted(name, labels_true, labels_pred, missing), name)(
-            **kwargs
+        table = Contingency._counted(
+            name, labels_true, labels_pred, missing, sample_weight, class_weight
         )
+        return getattr(table, name)(**kwargs)
 
     summary, _, details = inspect.getdoc(method).partition("\n")  # type: ignore[union-attr]
     function.__name__ = function.__qualname__ = name
@@ -179,6 +229,7 @@ def _from_method(name: str) -> Callable[..., Any]:
         " ``Contingency.from_labels(labels_true, labels_pred, missing=missing)``; ``missing``"
         f" is ``'raise'``, ``'drop'`` or ``'cluster'``, as for every metric.\n{details}"
     )
+    with_weights_doc(function)
     function.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [*_LABELS, *options], return_annotation=inspect.signature(method).return_annotation
     )

@@ -23,10 +23,23 @@ from numpy.typing import NDArray
 from . import _native
 from ._arrow import arrow_codes, arrow_integers, is_arrow_like
 from ._params import InvalidParameterError, check_array_like
+from ._weighted_table import WeightedTable, scale_rows
+from ._weights import (
+    check_class_weight,
+    check_sample_weight,
+    class_factors,
+    weighted_error,
+    zero_weights,
+)
+
+Table = _native.Table | WeightedTable
+"""A counted table: of counts (the core's), or of weighted samples whose cells are not all
+whole numbers."""
 
 __all__ = [
     "MISSING_POLICIES",
     "Column",
+    "Table",
     "check_missing",
     "count_columns",
     "count_labels",
@@ -297,9 +310,12 @@ def _check_shapes(shape_true: tuple[int, ...], shape_pred: tuple[int, ...]) -> N
         )
 
 
-def _apply_missing(true: Column, pred: Column, missing: str) -> tuple[Column, Column]:
+def _apply_missing(
+    true: Column, pred: Column, missing: str, weights: NDArray[Any] | None = None
+) -> tuple[Column, Column, NDArray[Any] | None]:
+    """The two columns (and the samples' weights) after the ``missing`` policy."""
     if true.missing is None and pred.missing is None:
-        return true, pred
+        return true, pred, weights
     if missing == "raise":
         for name, col in (("labels_true", true), ("labels_pred", pred)):
             if col.missing is not None:
@@ -313,7 +329,9 @@ def _apply_missing(true: Column, pred: Column, missing: str) -> tuple[Column, Co
                 keep &= ~col.missing
         true = replace(true, codes=true.codes[keep], missing=None)
         pred = replace(pred, codes=pred.codes[keep], missing=None)
-    return true, pred
+        if weights is not None:
+            weights = weights[keep]
+    return true, pred, weights
 
 
 def count_columns(
@@ -323,16 +341,19 @@ def count_columns(
     missing: str = "raise",
     warn: bool = True,
     cells: bool = True,
-) -> tuple[_native.Table, Column, Column]:
+    weights: NDArray[Any] | None = None,
+    func: str = "count",
+) -> tuple[Table, Column, Column]:
     """Validates two labelings (as scikit-learn's ``check_clusterings``) and builds their
     contingency table in one pass; also gives the encoded columns. ``cells=False``: only the
-    table's measures will be asked for (all singletons are then counted without their cells)."""
+    table's measures will be asked for (all singletons are then counted without their cells).
+    ``weights``: the samples' weights, checked (``_weights.check_sample_weight``)."""
     if _plain_integers(labels_true, labels_pred):
         # What the checks below conclude for these, without them (tens of microseconds a
         # call, most of a small input's time).
         true = Column(_native_contiguous(labels_true), None, dtype=labels_true.dtype)
         pred = Column(_native_contiguous(labels_pred), None, dtype=labels_pred.dtype)
-        return _native.count(true.codes, pred.codes, cells), true, pred
+        return _count(true, pred, weights, cells, func), true, pred
     arr_true = None if _special(labels_true) else _as_array(labels_true, missing)
     arr_pred = None if _special(labels_pred) else _as_array(labels_pred, missing)
     if warn and (
@@ -347,10 +368,28 @@ def count_columns(
             stacklevel=4,
         )
     _check_shapes(_shape(labels_true, arr_true), _shape(labels_pred, arr_pred))
-    true, pred = _apply_missing(
-        _column(labels_true, arr_true), _column(labels_pred, arr_pred), missing
+    true, pred, weights = _apply_missing(
+        _column(labels_true, arr_true), _column(labels_pred, arr_pred), missing, weights
     )
-    return _native.count(true.codes, pred.codes, cells), true, pred
+    return _count(true, pred, weights, cells, func), true, pred
+
+
+def _count(
+    true: Column, pred: Column, weights: NDArray[Any] | None, cells: bool, func: str = "count"
+) -> Table:
+    """The table of two encoded columns: of counts, or of the samples' weights (whose values
+    the core checks as it reads them; ``func`` names the call in the errors)."""
+    if weights is None:
+        return _native.count(true.codes, pred.codes, cells)
+    try:
+        table, sums = _native.count_weighted(true.codes, pred.codes, weights)
+    except ValueError as e:
+        if str(e).startswith("sample_weight"):
+            raise weighted_error(func, e, len(weights)) from None
+        raise
+    if table.n == 0 and len(weights):
+        raise zero_weights(func)
+    return table if sums is None else WeightedTable.counted(table, sums)
 
 
 def count_labels(
@@ -362,13 +401,45 @@ def count_labels(
     warn: bool = True,
     cells: bool = True,
     allow_none: bool = False,
-) -> tuple[_native.Table, Column, Column]:
+    sample_weight: Any = None,
+    class_weight: Any = None,
+) -> tuple[Table, Column, Column]:
     """The one prepare step of a call on two labelings, named ``func`` in its errors: the
-    labels are array-likes and ``missing`` a policy (checked once, here), then
-    :func:`count_columns` checks their shapes, encodes them and counts them in one pass."""
+    labels are array-likes, ``missing`` a policy and the weights numbers (checked once, here),
+    then :func:`count_columns` checks their shapes, encodes them and counts them in one pass;
+    class weights then scale the table's rows."""
     check_array_like(func, allow_none=allow_none, labels_true=labels_true, labels_pred=labels_pred)
     policy = check_missing(func, missing)
-    return count_columns(labels_true, labels_pred, missing=policy, warn=warn, cells=cells)
+    weights = None
+    if sample_weight is not None:
+        weights = check_sample_weight(func, sample_weight, _n_samples(labels_true))
+    class_weight = check_class_weight(func, class_weight)
+    if class_weight is not None:
+        cells = True
+    table, true, pred = count_columns(
+        labels_true,
+        labels_pred,
+        missing=policy,
+        warn=warn,
+        cells=cells,
+        weights=weights,
+        func=func,
+    )
+    if class_weight is not None and table.shape[0]:
+        classes = true.labels(table.row_keys())
+        table = scale_rows(table, class_factors(func, class_weight, classes, table.row_sums()))
+    return table, true, pred
+
+
+def _n_samples(labels: Any) -> int:
+    """The number of samples of a labeling (its first dimension)."""
+    shape = getattr(labels, "shape", None)
+    if shape is not None and len(shape):
+        return int(shape[0])
+    try:
+        return len(labels)
+    except TypeError:
+        return int(np.shape(labels)[0]) if np.ndim(labels) else 1
 
 
 def _plain_integers(a: Any, b: Any) -> bool:
@@ -384,28 +455,50 @@ def _plain_integers(a: Any, b: Any) -> bool:
 
 
 def count_many(
-    labels_true: Any, predictions: list[Any] | NDArray[Any], *, missing: str = "raise"
-) -> list[_native.Table]:
+    labels_true: Any,
+    predictions: list[Any] | NDArray[Any],
+    *,
+    missing: str = "raise",
+    func: str = "compare_many",
+    sample_weight: Any = None,
+    class_weight: Any = None,
+) -> list[Table]:
     """The tables of one truth against many predictions: the truth is validated and encoded
     once (its strings hashed once), each prediction then counted against its codes.
 
     ``predictions`` is a list of labelings, or a 2-D array with one labeling per column;
-    integer columns of a C-ordered array are all counted in one pass over its rows."""
+    integer columns of a C-ordered array are all counted in one pass over its rows (unless
+    weighted). ``sample_weight`` and ``class_weight`` as :func:`count_labels` takes them."""
     arr_true = None if _special(labels_true) else _as_array(labels_true, missing)
     shape_true = _shape(labels_true, arr_true)
     if len(shape_true) != 1:
         raise ValueError(f"labels_true must be 1D: shape is {shape_true!r}")
+    weights = None
+    if sample_weight is not None:
+        weights = check_sample_weight(func, sample_weight, shape_true[0])
+    class_weight = check_class_weight(func, class_weight)
     true = _column(labels_true, arr_true)
     if isinstance(predictions, np.ndarray) and predictions.ndim == 2:
-        if predictions.dtype.kind in "iub" and predictions.dtype.isnative:
+        if (
+            predictions.dtype.kind in "iub"
+            and predictions.dtype.isnative
+            and weights is None
+            and class_weight is None
+        ):
             return _count_matrix(true, shape_true, predictions, missing)
         predictions = [predictions[:, j] for j in range(predictions.shape[1])]
     tables = []
     for labels_pred in predictions:
         arr_pred = None if _special(labels_pred) else _as_array(labels_pred, missing)
         _check_shapes(shape_true, _shape(labels_pred, arr_pred))
-        t, p = _apply_missing(true, _column(labels_pred, arr_pred), missing)
-        tables.append(_native.count(t.codes, p.codes))
+        t, p, w = _apply_missing(true, _column(labels_pred, arr_pred), missing, weights)
+        table = _count(t, p, w, True, func)
+        if class_weight is not None and table.shape[0]:
+            factors = class_factors(
+                func, class_weight, t.labels(table.row_keys()), table.row_sums()
+            )
+            table = scale_rows(table, factors)
+        tables.append(table)
     return tables
 
 
@@ -453,7 +546,7 @@ def _order(keys: NDArray[Any], rank: NDArray[Any] | None) -> NDArray[Any]:
 
 
 def ordered_cells(
-    table: _native.Table, true: Column, pred: Column
+    table: Table, true: Column, pred: Column
 ) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any], NDArray[Any], NDArray[Any]]:
     """(rows, cols, counts, row keys, column keys) with rows and columns in sorted label order
     (a Categorical's codes follow its category order, which need not be sorted)."""

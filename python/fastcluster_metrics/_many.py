@@ -49,6 +49,8 @@ def compare_many(
     metrics: Iterable[str] | str | None = None,
     *,
     missing: str = "raise",
+    sample_weight: Any = None,
+    class_weight: str | dict[Any, float] | None = None,
 ) -> Any:
     """Scores of one truth against many predictions, as a pandas DataFrame.
 
@@ -57,7 +59,8 @@ def compare_many(
     validated and encoded once (string labels are hashed once), and each
     prediction is counted against its codes in one pass. One row per prediction
     (indexed by its name or column), one column per metric (all of
-    :func:`evaluate`'s, or the chosen ones). Needs pandas.
+    :func:`evaluate`'s, or the chosen ones). ``sample_weight`` and ``class_weight`` weigh
+    the samples as in every measure (:meth:`Contingency.from_labels`). Needs pandas.
 
     Examples
     --------
@@ -76,7 +79,13 @@ def compare_many(
     named = _named(predictions, "predictions")
     # A 2-D array goes as it is: count_many counts its integer columns in one pass over rows.
     columns = predictions if isinstance(predictions, np.ndarray) else [x for _, x in named]
-    tables = count_many(labels_true, columns, missing=check_missing("compare_many", missing))
+    tables = count_many(
+        labels_true,
+        columns,
+        missing=check_missing("compare_many", missing),
+        sample_weight=sample_weight,
+        class_weight=class_weight,
+    )
     rows = [[m(Contingency._of(table)) for m in measures] for table in tables]
     return pd.DataFrame(rows, index=[name for name, _ in named], columns=[m.name for m in measures])
 
@@ -175,7 +184,7 @@ def pairwise(
     sizes: list[Any] = [None] * r  # class sizes, for the diagonal
     for i in range(r):
         for j in range(i + 1, r):
-            true, pred = _apply_missing(columns[i], columns[j], missing)
+            true, pred, _ = _apply_missing(columns[i], columns[j], missing)
             table = _native.count(true.codes, pred.codes)
             out[i][j] = score(table)
             out[j][i] = out[i][j] if symmetric else score(_transpose(table))

@@ -114,10 +114,16 @@ def _log_factor(func: str, base: object) -> float:
     return 1.0 / math.log(float(base))
 
 
-def _exact_sum_of_products(*factors: NDArray[np.int64]) -> int:
-    """``sum_k prod_f factors[f][k]`` as an exact Python integer (int64 when it cannot overflow)."""
+def _exact_sum_of_products(*factors: NDArray[Any]) -> int | Fraction:
+    """``sum_k prod_f factors[f][k]`` as an exact Python integer (int64 when it cannot overflow);
+    for real factors (weights), their products' correctly rounded sum, as a Fraction."""
     if factors[0].size == 0:
         return 0
+    if any(f.dtype.kind == "f" for f in factors):
+        product_f = np.ones(factors[0].size)
+        for f in factors:
+            product_f = product_f * f
+        return Fraction(math.fsum(product_f.tolist()))
     bound = factors[0].size
     for f in factors:
         bound *= int(f.max())
@@ -137,6 +143,18 @@ def _signed_sqrt_ratio(num: int, den: int) -> float:
     if den == 0:
         return _NAN
     return math.copysign(math.sqrt(float(Fraction(num * num, den))), num) if num else 0.0
+
+
+def _plain(x: int | Fraction) -> int | float:
+    """An exact count as a user gets it: an integer, or (from real cells) the nearest float."""
+    return x if isinstance(x, int) else float(x)
+
+
+def _total(values: NDArray[Any]) -> int | float:
+    """The exact sum of integer values, or the correctly rounded sum of real ones."""
+    if values.dtype.kind == "f":
+        return math.fsum(values.tolist())
+    return sum(int(x) for x in values.tolist())
 
 
 def _linear_sum_assignment() -> Any:
@@ -169,9 +187,20 @@ class Measures(Diagnostics):
     # --- pair counting -----------------------------------------------------------------------
 
     def _pairs(self) -> tuple[int, int, int, int]:
-        """(N, P, Q, T) as exact integers, from the sums of squares."""
-        n, cells_sq, rows_sq, cols_sq = self._native_table.pair_sums()
-        return n * (n - 1) // 2, (rows_sq - n) // 2, (cols_sq - n) // 2, (cells_sq - n) // 2
+        """(N, P, Q, T) as exact integers, from the sums of squares; for real cells (weights),
+        ``C(x, 2) = x (x - 1) / 2`` of the cells, sizes and total, as exact Fractions of the
+        float sums (so that every ratio of them is rounded once)."""
+        sums = self._native_table.pair_sums()
+        if all(isinstance(x, int) for x in sums):
+            n, cells_sq, rows_sq, cols_sq = sums
+            return n * (n - 1) // 2, (rows_sq - n) // 2, (cols_sq - n) // 2, (cells_sq - n) // 2
+        n, cells_sq, rows_sq, cols_sq = (Fraction(x) for x in sums)
+        return (  # type: ignore[return-value]
+            n * (n - 1) / 2,
+            (rows_sq - n) / 2,
+            (cols_sq - n) / 2,
+            (cells_sq - n) / 2,
+        )
 
     def pair_counts(self) -> dict[str, int]:
         """Unordered pairs of distinct samples by agreement, as exact integers.
@@ -182,7 +211,8 @@ class Measures(Diagnostics):
         :func:`pair_confusion_matrix` counts ordered pairs: twice these.
         """
         n_pairs, p, q, t = self._pairs()
-        return {"tp": t, "fp": q - t, "fn": p - t, "tn": n_pairs - p - q + t}
+        counts = {"tp": t, "fp": q - t, "fn": p - t, "tn": n_pairs - p - q + t}
+        return {k: _plain(v) for k, v in counts.items()}
 
     def jaccard_index(self) -> float:
         """Jaccard index over pairs, ``T / (P + Q - T)`` [HA85]_.
@@ -232,7 +262,7 @@ class Measures(Diagnostics):
         ``aricode::Mirkin``; equals ``n (n - 1) (1 - rand_score)``. An exact integer.
         """
         _, p, q, t = self._pairs()
-        return 2 * (p + q - 2 * t)
+        return _plain(2 * (p + q - 2 * t))  # type: ignore[return-value]
 
     def hubert_gamma(self) -> float:
         """Hubert's (normalised) Gamma, ``(N T - P Q) / sqrt(P Q (N - P) (N - Q))`` [HA85]_.
@@ -280,8 +310,8 @@ class Measures(Diagnostics):
         ``(tp tn - fp fn) / sqrt((tp + fp) (tp + fn) (tn + fp) (tn + fn))``; nan when a margin
         is zero. Equal to :meth:`hubert_gamma`.
         """
-        c = self.pair_counts()
-        tp, fp, fn, tn = c["tp"], c["fp"], c["fn"], c["tn"]
+        n_pairs, p, q, t = self._pairs()
+        tp, fp, fn, tn = t, q - t, p - t, n_pairs - p - q + t
         return _correlation(tp * tn - fp * fn, (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
 
     def adjusted_fowlkes_mallows_score(self) -> float:
@@ -332,7 +362,8 @@ class Measures(Diagnostics):
         rows, cols, counts = self._cells
         triples = _exact_sum_of_products(counts, self.class_sizes[rows], self.cluster_sizes[cols])
         together = p * q - t - (2 * n + triples - cells_sq - rows_sq - cols_sq)
-        couples = n * (n - 1) * (n - 2) * (n - 3) // 4  # 6 C(n, 4)
+        couples = n * (n - 1) * (n - 2) * (n - 3)  # 6 C(n, 4), times 4
+        couples = couples // 4 if isinstance(couples, int) else Fraction(couples) / 4
         # MARI = (T D - N E') / ((P + Q) D / 2 - N E') with E' = together, D = couples
         return _ratio(
             2 * (t * couples - n_pairs * together), (p + q) * couples - 2 * n_pairs * together, _NAN
@@ -345,9 +376,10 @@ class Measures(Diagnostics):
         and the other apart in both (``tp tn`` of them), discordant when one is together only in
         ``labels_true`` and the other only in ``labels_pred`` (``fp fn``); ``C(N, 2)`` couples.
         """
-        c = self.pair_counts()
-        n_pairs = sum(c.values())
-        return c["tp"] * c["tn"], c["fp"] * c["fn"], n_pairs * (n_pairs - 1) // 2
+        n_pairs, p, q, t = self._pairs()
+        tp, fp, fn, tn = t, q - t, p - t, n_pairs - p - q + t
+        couples = n_pairs * (n_pairs - 1)
+        return tp * tn, fp * fn, couples // 2 if isinstance(couples, int) else couples / 2
 
     def kendall_tau(self) -> float:
         """Kendall's tau-b between the two "together" indicators over all pairs of samples.
@@ -389,8 +421,9 @@ class Measures(Diagnostics):
         ``tn`` pairs apart in both labelings, ``fp`` together only in ``labels_pred``; an
         unbounded count statistic (it grows like ``n``). nan when ``tn + fp = 0``.
         """
-        c = self.pair_counts()
-        return _signed_sqrt_ratio(c["tn"] - c["fp"], c["tn"] + c["fp"])
+        n_pairs, p, q, t = self._pairs()
+        fp, tn = q - t, n_pairs - p - q + t
+        return _signed_sqrt_ratio(tn - fp, tn + fp)
 
     # --- information -------------------------------------------------------------------------
 
@@ -538,9 +571,9 @@ class Measures(Diagnostics):
         index, size = (
             (rows, self.class_sizes.size) if axis == 0 else (cols, self.cluster_sizes.size)
         )
-        best = np.zeros(size, dtype=np.int64)
+        best = np.zeros(size, dtype=counts.dtype)
         np.maximum.at(best, index, counts)
-        return sum(int(x) for x in best.tolist())
+        return _total(best)
 
     def inverse_purity_score(self) -> float:
         """Inverse purity, ``(1/n) sum_i max_j n_ij`` [AGAV09]_; 1.0 on an empty table."""
@@ -598,7 +631,7 @@ class Measures(Diagnostics):
             return 1.0
         table = self.to_numpy()
         rows, cols = _linear_sum_assignment()(table, maximize=True)
-        matched = sum(int(x) for x in table[rows, cols].tolist())
+        matched = _total(table[rows, cols])
         return _ratio(matched, self.n, 1.0)
 
     def _dense_nonempty(self) -> NDArray[np.int64]:
@@ -630,8 +663,8 @@ class Measures(Diagnostics):
             return 1.0
         table, k = match
         rows, cols = _linear_sum_assignment()(table, maximize=True)
-        matched = sum(int(x) for x in table[rows, cols].tolist())
-        return float(Fraction(k * matched - self.n, self.n * (k - 1)))
+        matched = _total(table[rows, cols])
+        return float((k * Fraction(matched) - Fraction(self.n)) / (Fraction(self.n) * (k - 1)))
 
     def normalized_clustering_accuracy(self) -> float:
         """Normalised clustering accuracy (NCA) of Gagolewski [Ga25]_, asymmetric.
@@ -684,7 +717,7 @@ class Measures(Diagnostics):
             sizes_a = np.sort(a)[::-1]
             sizes_b = np.sort(b)[::-1]
             m = min(sizes_a.size, sizes_b.size)
-            expected = Fraction(int(np.minimum(sizes_a[:m], sizes_b[:m]).sum()), self.n)
+            expected = Fraction(_total(np.minimum(sizes_a[:m], sizes_b[:m]))) / Fraction(self.n)
             value = (s - float(expected)) / float(k - expected)
         return max(0.0, value) if clipped else value
 

@@ -12,6 +12,7 @@ __all__ = [
     "count",
     "count_columns",
     "count_one",
+    "count_weighted",
     "encode_fixed",
     "encode_objects",
     "num_threads",
@@ -50,6 +51,20 @@ class Table:
 
 def count(labels_true: NDArray[Any], labels_pred: NDArray[Any], cells: bool = True) -> Table: ...
 def count_one(labels: NDArray[Any]) -> Table: ...
+def count_weighted(
+    labels_true: NDArray[Any], labels_pred: NDArray[Any], weights: NDArray[Any]
+) -> tuple[
+    Table,
+    tuple[
+        NDArray[np.uint64],
+        NDArray[np.uint64],
+        NDArray[np.float64],
+        NDArray[np.float64],
+        NDArray[np.float64],
+        float,
+    ]
+    | None,
+]: ...
 def count_columns(labels_true: NDArray[Any], labels_pred: NDArray[Any]) -> list[Table]: ...
 def table_from_cells(
     n_rows: int,

@@ -8,6 +8,7 @@ Rust. Degenerate tables give what scikit-learn 1.9 gives.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -35,9 +36,14 @@ INT64_MAX = 2**63 - 1
 INT64_MAX = 2**63 - 1
 
 
-def pair_confusion(table: _native.Table) -> tuple[int, int, int, int]:
-    """(tn, fp, fn, tp) over ordered pairs of distinct samples, as exact integers."""
-    n, cells_sq, rows_sq, cols_sq = table.pair_sums()
+def pair_confusion(table: Any) -> tuple[int, int, int, int]:
+    """(tn, fp, fn, tp) over ordered pairs of distinct samples, as exact integers; from real
+    cells (weights), ``x (x - 1)`` of each cell, size and total, as exact Fractions of the
+    float sums."""
+    sums = table.pair_sums()
+    if not all(isinstance(x, int) for x in sums):
+        sums = tuple(Fraction(x) for x in sums)
+    n, cells_sq, rows_sq, cols_sq = sums
     tp = cells_sq - n
     fp = cols_sq - cells_sq
     fn = rows_sq - cells_sq
@@ -48,6 +54,8 @@ def pair_confusion(table: _native.Table) -> tuple[int, int, int, int]:
 def pair_confusion_matrix(table: _native.Table) -> NDArray[Any]:
     """The 2x2 matrix: int64 while its entries fit, an object array of Python ints beyond."""
     tn, fp, fn, tp = pair_confusion(table)
+    if isinstance(tn, Fraction):
+        return np.array([[tn, fp], [fn, tp]], dtype=np.float64)
     dtype = np.int64 if max(tn, fp, fn, tp) <= INT64_MAX else object
     return np.array([[tn, fp], [fn, tp]], dtype=dtype)
 
@@ -57,7 +65,7 @@ def rand(table: _native.Table) -> float:
     numerator, denominator = tn + tp, tn + fp + fn + tp
     if numerator == denominator or denominator == 0:
         return 1.0
-    return numerator / denominator
+    return float(numerator / denominator)
 
 
 def ari(table: _native.Table) -> float:
@@ -65,7 +73,7 @@ def ari(table: _native.Table) -> float:
     if fn == 0 and fp == 0:
         return 1.0
     # One correctly rounded division of exact integers.
-    return 2 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+    return float(2 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn)))
 
 
 def hcv(table: _native.Table, beta: float) -> tuple[float, float, float]:
@@ -133,7 +141,7 @@ def ami(table: _native.Table, average_method: str) -> float:
     return float(numerator / denominator)
 
 
-def fowlkes_mallows(table: _native.Table) -> float:
+def fowlkes_mallows(table: Any) -> float:
     n, cells_sq, rows_sq, cols_sq = table.pair_sums()
     tk = cells_sq - n
     pk = cols_sq - n

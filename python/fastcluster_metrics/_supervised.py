@@ -13,9 +13,8 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _given as given
-from . import _native
 from . import _scores as sc
-from ._labels import _special, check_missing, count_labels, count_one, ordered_cells
+from ._labels import Table, _special, check_missing, count_labels, count_one, ordered_cells
 from ._params import (
     InvalidParameterError,
     check_array_like,
@@ -25,6 +24,9 @@ from ._params import (
     check_eps,
     is_array_like,
 )
+from ._weights import with_weights_doc
+
+ClassWeight = str | dict[Any, float] | None
 
 __all__ = [
     "adjusted_mutual_info_score",
@@ -44,10 +46,25 @@ __all__ = [
 ]
 
 
-def _table(func: str, labels_true: Any, labels_pred: Any, missing: str) -> _native.Table:
+def _table(
+    func: str,
+    labels_true: Any,
+    labels_pred: Any,
+    missing: str,
+    sample_weight: Any = None,
+    class_weight: ClassWeight = None,
+) -> Table:
     """The table of a measure's call: its sums are all the measure needs (all singletons are
     then counted without their cells)."""
-    return count_labels(func, labels_true, labels_pred, missing, cells=False)[0]
+    return count_labels(
+        func,
+        labels_true,
+        labels_pred,
+        missing,
+        cells=False,
+        sample_weight=sample_weight,
+        class_weight=class_weight,
+    )[0]
 
 
 def contingency_matrix(
@@ -58,6 +75,8 @@ def contingency_matrix(
     sparse: bool = False,
     dtype: DTypeLike = np.int64,
     missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
 ) -> Any:
     """Build a contingency matrix describing the relationship between labels.
 
@@ -102,9 +121,19 @@ def contingency_matrix(
         raise ValueError("Cannot set 'eps' when sparse=True")
     # scikit-learn's contingency_matrix does not warn about continuous labels.
     table, true, pred = count_labels(
-        func, labels_true, labels_pred, missing, warn=False, allow_none=True
+        func,
+        labels_true,
+        labels_pred,
+        missing,
+        warn=False,
+        allow_none=True,
+        sample_weight=sample_weight,
+        class_weight=class_weight,
     )
     rows, cols, counts, _, _ = ordered_cells(table, true, pred)
+    if counts.dtype.kind == "f" and np.dtype(dtype).kind in "iub":
+        # Real cells (weights that are not whole): an integer dtype would truncate them.
+        dtype = np.float64
     if sparse:
         return given.csr(table.shape, rows, cols, counts, dtype)
     given.check_dense_fits(table.shape, np.dtype(dtype) if eps is None else np.dtype(np.float64))
@@ -116,7 +145,12 @@ def contingency_matrix(
 
 
 def pair_confusion_matrix(
-    labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+    labels_true: ArrayLike,
+    labels_pred: ArrayLike,
+    *,
+    missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
 ) -> NDArray[Any]:
     """Pair confusion matrix arising from two clusterings.
 
@@ -135,11 +169,20 @@ def pair_confusion_matrix(
     [[8, 2], [0, 2]]
     """
     return sc.pair_confusion_matrix(
-        _table("pair_confusion_matrix", labels_true, labels_pred, missing)
+        _table(
+            "pair_confusion_matrix", labels_true, labels_pred, missing, sample_weight, class_weight
+        )
     )
 
 
-def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise") -> float:
+def rand_score(
+    labels_true: ArrayLike,
+    labels_pred: ArrayLike,
+    *,
+    missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
+) -> float:
     """Rand index: the share of sample pairs on which two clusterings agree.
 
     Same as :func:`sklearn.metrics.rand_score`; 1.0 for fewer than two samples.
@@ -152,11 +195,18 @@ def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str =
     >>> rand_score([0, 0, 1, 2], [0, 0, 1, 1])
     0.8333333333333334
     """
-    return sc.rand(_table("rand_score", labels_true, labels_pred, missing))
+    return sc.rand(
+        _table("rand_score", labels_true, labels_pred, missing, sample_weight, class_weight)
+    )
 
 
 def adjusted_rand_score(
-    labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+    labels_true: ArrayLike,
+    labels_pred: ArrayLike,
+    *,
+    missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
 ) -> float:
     """Rand index adjusted for chance (Hubert and Arabie, 1985).
 
@@ -173,11 +223,21 @@ def adjusted_rand_score(
     >>> adjusted_rand_score([0, 0, 1, 2], [0, 0, 1, 1])
     0.5714285714285714
     """
-    return sc.ari(_table("adjusted_rand_score", labels_true, labels_pred, missing))
+    return sc.ari(
+        _table(
+            "adjusted_rand_score", labels_true, labels_pred, missing, sample_weight, class_weight
+        )
+    )
 
 
 def homogeneity_completeness_v_measure(
-    labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0, missing: str = "raise"
+    labels_true: ArrayLike,
+    labels_pred: ArrayLike,
+    *,
+    beta: float = 1.0,
+    missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
 ) -> tuple[float, float, float]:
     """Homogeneity, completeness and V-measure (Rosenberg and Hirschberg, 2007) at once.
 
@@ -192,11 +252,18 @@ def homogeneity_completeness_v_measure(
     """
     func = "homogeneity_completeness_v_measure"
     beta = check_beta(func, beta)
-    return sc.hcv(_table(func, labels_true, labels_pred, missing), beta)
+    return sc.hcv(
+        _table(func, labels_true, labels_pred, missing, sample_weight, class_weight), beta
+    )
 
 
 def homogeneity_score(
-    labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+    labels_true: ArrayLike,
+    labels_pred: ArrayLike,
+    *,
+    missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
 ) -> float:
     """Homogeneity: each cluster contains only members of a single class.
 
@@ -209,11 +276,19 @@ def homogeneity_score(
     >>> homogeneity_score([0, 0, 1, 1], [1, 1, 0, 0])
     1.0
     """
-    return sc.hcv(_table("homogeneity_score", labels_true, labels_pred, missing), 1.0)[0]
+    return sc.hcv(
+        _table("homogeneity_score", labels_true, labels_pred, missing, sample_weight, class_weight),
+        1.0,
+    )[0]
 
 
 def completeness_score(
-    labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+    labels_true: ArrayLike,
+    labels_pred: ArrayLike,
+    *,
+    missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
 ) -> float:
     """Completeness: all members of a given class are assigned to the same cluster.
 
@@ -225,11 +300,22 @@ def completeness_score(
     >>> completeness_score([0, 0, 1, 1], [0, 0, 0, 0])
     1.0
     """
-    return sc.hcv(_table("completeness_score", labels_true, labels_pred, missing), 1.0)[1]
+    return sc.hcv(
+        _table(
+            "completeness_score", labels_true, labels_pred, missing, sample_weight, class_weight
+        ),
+        1.0,
+    )[1]
 
 
 def v_measure_score(
-    labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0, missing: str = "raise"
+    labels_true: ArrayLike,
+    labels_pred: ArrayLike,
+    *,
+    beta: float = 1.0,
+    missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
 ) -> float:
     """V-measure: the weighted harmonic mean of homogeneity and completeness.
 
@@ -244,7 +330,9 @@ def v_measure_score(
     """
     func = "v_measure_score"
     beta = check_beta(func, beta)
-    return sc.hcv(_table(func, labels_true, labels_pred, missing), beta)[2]
+    return sc.hcv(
+        _table(func, labels_true, labels_pred, missing, sample_weight, class_weight), beta
+    )[2]
 
 
 def mutual_info_score(
@@ -253,6 +341,8 @@ def mutual_info_score(
     *,
     contingency: Any = None,
     missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
 ) -> float:
     """Mutual information between two clusterings, in nats.
 
@@ -272,9 +362,21 @@ def mutual_info_score(
     """
     func = "mutual_info_score"
     if contingency is None:
-        table = count_labels(func, labels_true, labels_pred, missing, cells=False, allow_none=True)[
-            0
-        ]
+        table = count_labels(
+            func,
+            labels_true,
+            labels_pred,
+            missing,
+            cells=False,
+            allow_none=True,
+            sample_weight=sample_weight,
+            class_weight=class_weight,
+        )[0]
+    elif sample_weight is not None or class_weight is not None:
+        raise ValueError(
+            f"{func}: sample_weight and class_weight weigh labels; a given contingency table"
+            " is used as it is"
+        )
     else:
         if not (is_array_like(contingency) or hasattr(contingency, "tocoo")):
             raise InvalidParameterError(
@@ -291,6 +393,8 @@ def normalized_mutual_info_score(
     *,
     average_method: str = "arithmetic",
     missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
 ) -> float:
     """Normalized Mutual Information between two clusterings.
 
@@ -306,7 +410,9 @@ def normalized_mutual_info_score(
     """
     func = "normalized_mutual_info_score"
     average_method = check_average_method(func, average_method)
-    return sc.nmi(_table(func, labels_true, labels_pred, missing), average_method)
+    return sc.nmi(
+        _table(func, labels_true, labels_pred, missing, sample_weight, class_weight), average_method
+    )
 
 
 def adjusted_mutual_info_score(
@@ -315,6 +421,8 @@ def adjusted_mutual_info_score(
     *,
     average_method: str = "arithmetic",
     missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
 ) -> float:
     """Adjusted Mutual Information between two clusterings (Vinh, Epps and Bailey, 2010).
 
@@ -335,11 +443,18 @@ def adjusted_mutual_info_score(
     """
     func = "adjusted_mutual_info_score"
     average_method = check_average_method(func, average_method)
-    return sc.ami(_table(func, labels_true, labels_pred, missing), average_method)
+    return sc.ami(
+        _table(func, labels_true, labels_pred, missing, sample_weight, class_weight), average_method
+    )
 
 
 def fowlkes_mallows_score(
-    labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+    labels_true: ArrayLike,
+    labels_pred: ArrayLike,
+    *,
+    missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
 ) -> float:
     """Fowlkes-Mallows index: the geometric mean of pairwise precision and recall.
 
@@ -352,10 +467,16 @@ def fowlkes_mallows_score(
     >>> fowlkes_mallows_score([0, 0, 1, 1], [1, 1, 0, 0])
     1.0
     """
-    return sc.fowlkes_mallows(_table("fowlkes_mallows_score", labels_true, labels_pred, missing))
+    return sc.fowlkes_mallows(
+        _table(
+            "fowlkes_mallows_score", labels_true, labels_pred, missing, sample_weight, class_weight
+        )
+    )
 
 
-def entropy(labels: ArrayLike, *, missing: str = "raise") -> float:
+def entropy(
+    labels: ArrayLike, *, missing: str = "raise", sample_weight: ArrayLike | None = None
+) -> float:
     """Entropy of a labeling, in nats (1.0 for an empty labeling, as scikit-learn).
 
     Same as scikit-learn's ``entropy`` (deprecated there since 1.8; kept here).
@@ -372,11 +493,24 @@ def entropy(labels: ArrayLike, *, missing: str = "raise") -> float:
         labels = np.asarray(labels)  # as count_one makes it (no copy of an array)
         if labels.ndim != 1:
             raise ValueError(f"labels must be 1D: shape is {labels.shape!r}")
+    if sample_weight is not None:
+        n = len(labels)
+        if n == 0:
+            return 1.0
+        table = count_labels(
+            "entropy", labels, np.zeros(n, dtype=np.uint8), missing, sample_weight=sample_weight
+        )[0]
+        return table.entropy_rows()
     return count_one(labels, missing=missing).entropy_rows()
 
 
 def purity_score(
-    labels_true: ArrayLike, labels_pred: ArrayLike, *, missing: str = "raise"
+    labels_true: ArrayLike,
+    labels_pred: ArrayLike,
+    *,
+    missing: str = "raise",
+    sample_weight: ArrayLike | None = None,
+    class_weight: ClassWeight = None,
 ) -> float:
     """Purity: the share of samples that belong to the majority class of their cluster.
 
@@ -390,4 +524,26 @@ def purity_score(
     >>> purity_score([0, 0, 1, 1, 1, 2], [0, 0, 0, 1, 1, 1])
     0.6666666666666666
     """
-    return _table("purity_score", labels_true, labels_pred, missing).purity()
+    return _table(
+        "purity_score", labels_true, labels_pred, missing, sample_weight, class_weight
+    ).purity()
+
+
+for _name in (
+    "adjusted_mutual_info_score",
+    "adjusted_rand_score",
+    "completeness_score",
+    "contingency_matrix",
+    "entropy",
+    "fowlkes_mallows_score",
+    "homogeneity_completeness_v_measure",
+    "homogeneity_score",
+    "mutual_info_score",
+    "normalized_mutual_info_score",
+    "pair_confusion_matrix",
+    "purity_score",
+    "rand_score",
+    "v_measure_score",
+):
+    with_weights_doc(globals()[_name])
+del _name

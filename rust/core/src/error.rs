@@ -2,7 +2,7 @@ use std::fmt;
 
 /// Everything that can go wrong in the core. The binding maps each variant to
 /// the Python exception (and message) that scikit-learn raises for it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Error {
     /// The two labelings have different lengths.
     LengthMismatch { left: usize, right: usize },
@@ -16,6 +16,10 @@ pub enum Error {
     BadItemWidth,
     /// A given contingency table whose counts add up to more than `u64::MAX`.
     CountOverflow,
+    /// A sample weight that is negative, not finite, or 2^52 or more: the first one.
+    BadWeight { index: usize, value: f64 },
+    /// Sample weights that add up to 2^62 or more.
+    WeightTotal,
 }
 
 impl fmt::Display for Error {
@@ -33,6 +37,21 @@ impl fmt::Display for Error {
             Error::CountOverflow => {
                 f.write_str("a contingency table's counts add up to more than 2**64 - 1")
             }
+            Error::BadWeight { index, value } => {
+                let what = if value.is_nan() {
+                    "NaN".to_string()
+                } else if value.is_infinite() {
+                    format!("{}infinity", if *value < 0.0 { "-" } else { "" })
+                } else {
+                    format!("{value:?}")
+                };
+                write!(
+                    f,
+                    "sample_weight[{index}] is {what}: weights must be finite, non-negative and \
+                     less than 2**52"
+                )
+            }
+            Error::WeightTotal => f.write_str("sample_weight sums to 2**62 or more"),
             Error::BadItemWidth => {
                 f.write_str("a string array's buffer is not a whole number of items")
             }

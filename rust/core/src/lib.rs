@@ -44,7 +44,8 @@
 //! - `count`: the one pass over the labels: the driver ([`count()`], [`count_compact`],
 //!   [`count_columns`], [`count_one`]); `count::window`, dense window counting;
 //!   `count::counter`, a thread's counter (its window, the hash map and its spill);
-//!   `count::growth`, the window's growth policy.
+//!   `count::growth`, the window's growth policy; `count::weighted`, the weighted pass
+//!   ([`count_weighted`]: each cell sums its samples' weights exactly).
 //! - [`encode`]: string and byte labels as dense codes.
 //!
 //! `unsafe` is denied at the crate root and allowed in two modules only: `cpu` (calling
@@ -69,6 +70,7 @@ pub mod pool;
 pub mod scores;
 mod table;
 
+pub use count::weighted::{count_weighted, Weight, Weighted, Weights, UNIT_BITS};
 pub use count::{count, count_columns, count_compact, count_one};
 pub use counted::{Counted, Measures};
 pub use error::Error;

@@ -156,6 +156,74 @@ fn count(
     Ok(Table { inner })
 }
 
+/// Sample weights (the core refuses negative, non-finite and huge ones).
+#[derive(FromPyObject)]
+enum Weights<'py> {
+    F64(PyReadonlyArray1<'py, f64>),
+    I64(PyReadonlyArray1<'py, i64>),
+    U64(PyReadonlyArray1<'py, u64>),
+}
+
+fn count_weighted_as<A: Label>(
+    py: Python<'_>,
+    a: &[A],
+    b: &Labels<'_>,
+    w: fcm::Weights<'_>,
+) -> PyResult<fcm::Weighted> {
+    with_slice!(b, |b| Ok(py
+        .detach(|| fcm::count_weighted(a, b, w))
+        .map_err(CoreError::from)?))
+}
+
+/// Units of 2**-64 as the nearest float.
+fn unit_values(units: &[u128]) -> Vec<f64> {
+    let scale = 2f64.powi(-(fcm::UNIT_BITS as i32));
+    units.iter().map(|&u| u as f64 * scale).collect()
+}
+
+type Sums<'py> = (
+    Bound<'py, PyArray1<u64>>,
+    Bound<'py, PyArray1<u64>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    f64,
+);
+
+/// The table of two labelings whose cells sum their samples' weights, in one pass over
+/// the labels and the weights (GIL released). Returns the table and None when every
+/// cell's sum is a whole number (the table's counts are then the sums); otherwise a
+/// table whose counts are placeholders (1) and the sums: each cell's in units of
+/// 2**-64 (high and low 64 bits), and as floats the cells', the rows', the columns'
+/// and the total.
+#[pyfunction]
+fn count_weighted<'py>(
+    py: Python<'py>,
+    labels_true: Labels<'_>,
+    labels_pred: Labels<'_>,
+    weights: Weights<'_>,
+) -> PyResult<(Table, Option<Sums<'py>>)> {
+    let w = match &weights {
+        Weights::F64(x) => fcm::Weights::F64(x.as_slice()?),
+        Weights::I64(x) => fcm::Weights::I64(x.as_slice()?),
+        Weights::U64(x) => fcm::Weights::U64(x.as_slice()?),
+    };
+    let weighted = with_slice!(&labels_true, |a| count_weighted_as(py, a, &labels_pred, w))?;
+    let sums = weighted.units.as_ref().map(|units| {
+        let (rows, cols) = weighted.margins(units);
+        let total: u128 = rows.iter().sum();
+        (
+            PyArray1::from_iter(py, units.iter().map(|&u| (u >> 64) as u64)),
+            PyArray1::from_iter(py, units.iter().map(|&u| u as u64)),
+            PyArray1::from_vec(py, unit_values(units)),
+            PyArray1::from_vec(py, unit_values(&rows)),
+            PyArray1::from_vec(py, unit_values(&cols)),
+            unit_values(&[total])[0],
+        )
+    });
+    Ok((Table::of(weighted.table), sums))
+}
+
 /// The one-column table of a single labeling (its class sizes), reading only that labeling.
 #[pyfunction]
 fn count_one(py: Python<'_>, labels: Labels<'_>) -> PyResult<Table> {
@@ -385,6 +453,7 @@ impl Table {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count, m)?)?;
     m.add_function(wrap_pyfunction!(count_one, m)?)?;
+    m.add_function(wrap_pyfunction!(count_weighted, m)?)?;
     m.add_function(wrap_pyfunction!(count_columns, m)?)?;
     m.add_function(wrap_pyfunction!(table_from_cells, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;

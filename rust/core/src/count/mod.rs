@@ -7,11 +7,12 @@
 //! row-major array of counts, [`window`]), each pair is one indexed increment; the
 //! window grows ([`growth`]) while it stays below a size limit. Pairs outside any
 //! affordable window go to the counter's hash map ([`counter`]). The per-thread
-//! counters are merged into one [`Table`]. Tables whose every column has one non-empty
+//! counters are merged into one [`Table`]. Weighted samples are counted by [`weighted`]. Tables whose every column has one non-empty
 //! row, too wide for a window, are counted by [`crate::one_row`] instead.
 
 mod counter;
 mod growth;
+pub(crate) mod weighted;
 mod window;
 
 use rayon::prelude::*;

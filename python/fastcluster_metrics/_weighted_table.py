@@ -1,0 +1,247 @@
+"""The contingency table of weighted samples whose cells are not all whole numbers.
+
+Counting with whole-number weights gives the core's integer table (each sample counted as
+many times as its weight); otherwise the cells are real numbers and the table is a
+:class:`WeightedTable`: the same methods as ``_native.Table`` (so every measure reads it
+alike), its cells and sums as floats, its scores from them in NumPy. Sums over cells are
+``math.fsum`` (correctly rounded), over the cells in row-major order: a table's scores depend
+neither on the order of the samples nor on the thread count (the core sums each cell's weights
+exactly). The expected mutual information is defined for counts only: asking a real-valued
+table for it raises ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import _native
+
+__all__ = ["NOT_COUNTS", "WeightedTable", "scale_rows"]
+
+NOT_COUNTS = (
+    "is defined for counts only: the expected mutual information under the permutation"
+    " model sums over the tables of whole numbers with the given margins, and these weights"
+    " make some cells non-integral. Use whole-number sample_weight and class_weight (each"
+    " sample then counts that many times)"
+)
+
+
+class WeightedTable:
+    """A sparse table of weighted cells, rows and columns in sorted label order, its label
+    keys held here. Its cells are floats, or whole numbers (int64) when class weights that
+    are whole numbers scaled a table of counts: every score of such a table is then the core
+    table's of the same cells, exactly."""
+
+    __slots__ = (
+        "_col_keys",
+        "_col_sums",
+        "_cols",
+        "_core",
+        "_n",
+        "_row_keys",
+        "_row_sums",
+        "_rows",
+        "_shape",
+        "_values",
+    )
+
+    def __init__(
+        self,
+        shape: tuple[int, int],
+        cells: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[Any]],
+        sums: tuple[NDArray[Any], NDArray[Any], float | int],
+        keys: tuple[NDArray[Any], NDArray[Any]],
+    ) -> None:
+        self._shape = shape
+        self._rows, self._cols, self._values = cells
+        self._row_sums, self._col_sums, self._n = sums
+        self._row_keys, self._col_keys = keys
+        self._core: _native.Table | None = None
+        if self._values.dtype.kind in "iu":
+            self._core = _native.table_from_cells(
+                shape[0], shape[1], self._rows, self._cols, self._values.astype(np.int64)
+            )
+
+    @classmethod
+    def counted(cls, structure: _native.Table, sums: tuple[Any, ...]) -> WeightedTable:
+        """The table of the core's weighted count: its cells' places and keys from
+        ``structure``, their sums from ``sums`` (as ``_native.count_weighted`` returns them)."""
+        rows, cols, _ = structure.cells()
+        _, _, values, row_sums, col_sums, n = sums
+        return cls(
+            structure.shape,
+            (rows.astype(np.int64), cols.astype(np.int64), values),
+            (row_sums, col_sums, float(n)),
+            (structure.row_keys(), structure.col_keys()),
+        )
+
+    @property
+    def integral(self) -> bool:
+        """Whether the cells are whole numbers (scores are then the core's, exactly)."""
+        return self._core is not None
+
+    # --- the interface of ``_native.Table`` -------------------------------------------------
+
+    @property
+    def n(self) -> Any:
+        return self._n
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self._shape
+
+    @property
+    def nnz(self) -> int:
+        return int(self._values.size)
+
+    def row_keys(self) -> NDArray[Any]:
+        return self._row_keys
+
+    def col_keys(self) -> NDArray[Any]:
+        return self._col_keys
+
+    def row_sums(self) -> NDArray[Any]:
+        return self._row_sums
+
+    def col_sums(self) -> NDArray[Any]:
+        return self._col_sums
+
+    def cells(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[Any]]:
+        return self._rows, self._cols, self._values
+
+    def pair_sums(self) -> tuple[Any, Any, Any, Any]:
+        """(n, sum of squared cells, of squared row sums, of squared column sums)."""
+        if self._core is not None:
+            return self._core.pair_sums()
+        return (
+            self._n,
+            _sum_of_squares(self._values),
+            _sum_of_squares(self._row_sums),
+            _sum_of_squares(self._col_sums),
+        )
+
+    def entropy_rows(self) -> float:
+        if self._core is not None:
+            return self._core.entropy_rows()
+        return _entropy(self._row_sums, self._n)
+
+    def entropy_cols(self) -> float:
+        if self._core is not None:
+            return self._core.entropy_cols()
+        return _entropy(self._col_sums, self._n)
+
+    def mutual_info(self) -> float:
+        """``sum (c / n) log(c n / (a b))``, at least 0."""
+        if self._core is not None:
+            return self._core.mutual_info()
+        n = self._n
+        if n == 0 or self._values.size == 0:
+            return 0.0
+        c = self._values
+        log_ab = np.log(self._row_sums[self._rows]) + np.log(self._col_sums[self._cols])
+        return max(0.0, math.fsum((c * (np.log(c) - log_ab)).tolist()) / n + math.log(n))
+
+    def purity(self) -> float:
+        """``(1/n) sum_j max_i c_ij``."""
+        if self._core is not None:
+            return self._core.purity()
+        if self._n == 0:
+            return 1.0
+        best = np.zeros(self._shape[1])
+        np.maximum.at(best, self._cols, self._values)
+        return math.fsum(best.tolist()) / self._n
+
+    def expected_mutual_info(self) -> float:
+        if self._core is not None:
+            return self._core.expected_mutual_info()
+        raise ValueError(f"the expected mutual information {NOT_COUNTS}")
+
+    def ami_parts(self) -> tuple[float, float, float, float]:
+        if self._core is not None:
+            return self._core.ami_parts()
+        raise ValueError(f"adjusted_mutual_info_score {NOT_COUNTS}")
+
+    # --- changed copies ---------------------------------------------------------------------
+
+    def reordered(self, row_order: NDArray[Any], col_order: NDArray[Any]) -> WeightedTable:
+        """The table with its rows in ``row_order`` and its columns in ``col_order``
+        (permutations: new row ``k`` is old row ``row_order[k]``), cells row-major."""
+        row_at = np.empty(row_order.size, dtype=np.int64)
+        row_at[row_order] = np.arange(row_order.size)
+        col_at = np.empty(col_order.size, dtype=np.int64)
+        col_at[col_order] = np.arange(col_order.size)
+        rows, cols = row_at[self._rows], col_at[self._cols]
+        order = np.lexsort((cols, rows))
+        return WeightedTable(
+            self._shape,
+            (rows[order], cols[order], self._values[order]),
+            (self._row_sums[row_order], self._col_sums[col_order], self._n),
+            (self._row_keys[row_order], self._col_keys[col_order]),
+        )
+
+    def __repr__(self) -> str:
+        return f"WeightedTable(n={self._n!r}, shape={self._shape}, nnz={self.nnz})"
+
+
+def _sum_of_squares(x: NDArray[np.float64]) -> float:
+    return math.fsum((x * x).tolist())
+
+
+def _entropy(sizes: NDArray[np.float64], n: float) -> float:
+    """``-sum (s/n) log(s/n) = log n - sum s log s / n`` over the non-zero sizes, at least 0."""
+    s = sizes[sizes > 0]
+    if s.size <= 1:
+        return 0.0
+    return max(0.0, math.log(n) - math.fsum((s * np.log(s)).tolist()) / n)
+
+
+def scale_rows(table: _native.Table | WeightedTable, factors: list[float | int]) -> WeightedTable:
+    """The table with row ``i`` multiplied by ``factors[i]`` (class weights); rows weighted 0
+    leave the table (as a class whose samples all weigh 0). Whole-number factors of a table
+    of counts give a table of counts."""
+    rows, cols, counts = table.cells()
+    rows = rows.astype(np.int64)
+    cols = cols.astype(np.int64)
+    keep_rows = np.asarray([f != 0 for f in factors], dtype=bool)
+    integral = counts.dtype.kind in "iu" and all(isinstance(f, (int, np.integer)) for f in factors)
+    if integral:
+        exact = [
+            int(c) * int(factors[r]) for r, c in zip(rows.tolist(), counts.tolist(), strict=True)
+        ]
+        integral = sum(exact) < 2**63
+    if integral:
+        values: NDArray[Any] = np.asarray(exact, dtype=np.int64)
+        row_sums: NDArray[Any] = np.asarray(
+            [int(s) * int(f) for s, f in zip(table.row_sums().tolist(), factors, strict=True)],
+            dtype=np.int64,
+        )
+    else:
+        f = np.asarray([float(x) for x in factors], dtype=np.float64)
+        values = counts.astype(np.float64) * f[rows]
+        row_sums = table.row_sums().astype(np.float64) * f
+    # Renumber the rows that stay.
+    new_row = np.cumsum(keep_rows) - 1
+    keep = keep_rows[rows]
+    rows, cols, values = new_row[rows[keep]], cols[keep], values[keep]
+    n_rows = int(keep_rows.sum())
+    if integral:
+        exact_cols = np.zeros(table.shape[1], dtype=object)
+        np.add.at(exact_cols, cols, values.astype(object))
+        col_sums: NDArray[Any] = exact_cols.astype(np.int64)
+        n: float | int = int(sum(row_sums[keep_rows].tolist()))
+    else:
+        col_sums = np.bincount(cols, weights=values, minlength=table.shape[1])
+        n = math.fsum(row_sums[keep_rows].tolist())
+    # Columns left empty leave too.
+    keep_cols = col_sums > 0
+    new_col = np.cumsum(keep_cols) - 1
+    return WeightedTable(
+        (n_rows, int(keep_cols.sum())),
+        (rows, new_col[cols], values),
+        (row_sums[keep_rows], col_sums[keep_cols], n),
+        (table.row_keys()[keep_rows], table.col_keys()[keep_cols]),
+    )

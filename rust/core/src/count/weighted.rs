@@ -1,0 +1,660 @@
+//! The weighted pass: each sample adds its weight to its cell, in one pass over the
+//! labels and the weights.
+//!
+//! A weight is added as an exact integer number of units of 2^-64 (a float rounded to
+//! the nearest unit, half up; an integer shifted), in a `u128` per cell: sums of such
+//! integers are exact, so a cell's sum depends on neither the order of the samples nor
+//! the number of threads. The caller checks the weights first (finite, non-negative,
+//! totalling less than 2^62, so that no sum can overflow). Each thread adds into a dense
+//! window of cells while the keys stay within an affordable rectangle ([`growth`]'s
+//! policy), and into a hash map beyond it; the threads' cells merge by key.
+//!
+//! [`growth`]: super::growth
+
+use foldhash::fast::FixedState;
+use hashbrown::HashMap;
+use rayon::prelude::*;
+
+use crate::cpu::{self, Build, Kernel};
+use crate::error::Error;
+use crate::label::Label;
+use crate::pool;
+use crate::table::Table;
+
+use super::growth::{window_limit, Growth, Place, Span};
+use super::window::CHUNK;
+
+/// Below this many samples the pass runs on the calling thread.
+const PARALLEL_MIN: usize = 1 << 16;
+
+/// Bits of a weight below the units point: a weight `w` is `w * 2^UNIT_BITS` units.
+pub const UNIT_BITS: u32 = 64;
+
+/// Weights at least this large are refused: a chunk's sum then fits in 126 bits.
+pub const WEIGHT_MAX: f64 = 4_503_599_627_370_496.0; // 2^52
+
+/// A sample weight: a non-negative float or integer, as units of 2^-64.
+pub trait Weight: Copy + Send + Sync {
+    /// Whether the weight is refused: negative, not finite, or at least [`WEIGHT_MAX`].
+    fn refused(self) -> bool;
+    /// The weight in units of 2^-64 (a weight that is not refused).
+    fn units(self) -> u128;
+    /// The weight as a float, for error messages.
+    fn value(self) -> f64;
+}
+
+impl Weight for f64 {
+    #[inline(always)]
+    fn refused(self) -> bool {
+        // Positive floats order as their bits; negative ones (sign bit), NaN and infinity
+        // lie above 2^52's bits. -0.0 is a weight of 0.
+        let bits = self.to_bits();
+        bits >= WEIGHT_MAX.to_bits() && bits != (-0.0f64).to_bits()
+    }
+
+    fn value(self) -> f64 {
+        self
+    }
+
+    /// `self * 2^64` rounded to the nearest integer (half up), from the float's bits:
+    /// `mantissa * 2^(exponent - 1075)`, so `mantissa` shifted by `exponent - 1011`.
+    #[inline(always)]
+    fn units(self) -> u128 {
+        let bits = self.to_bits();
+        let exponent = ((bits >> 52) & 0x7ff) as u32;
+        let fraction = u128::from(bits & ((1 << 52) - 1));
+        let mantissa = if exponent == 0 {
+            fraction
+        } else {
+            fraction | (1 << 52)
+        };
+        // Below exponent 1011 the weight is less than 2^-11 and loses its lowest bits.
+        if exponent >= 1011 {
+            mantissa << (exponent - 1011)
+        } else {
+            let shift = (1011 - exponent).min(120);
+            (mantissa + (1 << (shift - 1))) >> shift
+        }
+    }
+}
+
+impl Weight for u64 {
+    #[inline(always)]
+    fn refused(self) -> bool {
+        self >= 1 << 52
+    }
+
+    fn value(self) -> f64 {
+        self as f64
+    }
+
+    #[inline(always)]
+    fn units(self) -> u128 {
+        u128::from(self) << UNIT_BITS
+    }
+}
+
+impl Weight for i64 {
+    #[inline(always)]
+    fn refused(self) -> bool {
+        (self as u64) >= 1 << 52
+    }
+
+    fn value(self) -> f64 {
+        self as f64
+    }
+
+    #[inline(always)]
+    fn units(self) -> u128 {
+        u128::from(self as u64) << UNIT_BITS
+    }
+}
+
+/// One weight per sample, of one of the types the caller holds.
+#[derive(Clone, Copy)]
+pub enum Weights<'a> {
+    F64(&'a [f64]),
+    I64(&'a [i64]),
+    U64(&'a [u64]),
+}
+
+impl<'a> Weights<'a> {
+    pub fn len(&self) -> usize {
+        match self {
+            Weights::F64(w) => w.len(),
+            Weights::I64(w) => w.len(),
+            Weights::U64(w) => w.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn range(&self, start: usize, end: usize) -> Weights<'a> {
+        match *self {
+            Weights::F64(w) => Weights::F64(&w[start..end]),
+            Weights::I64(w) => Weights::I64(&w[start..end]),
+            Weights::U64(w) => Weights::U64(&w[start..end]),
+        }
+    }
+
+    /// Adds each weight to `sums[cells[k]]` and returns their total; the offset of the
+    /// first refused weight if any (then `sums` is meaningless). One loop over the chunk.
+    #[inline(always)]
+    fn add_to(&self, cells: &[u32], sums: &mut [u128]) -> Result<u128, (usize, f64)> {
+        #[inline(always)]
+        fn go<W: Weight>(w: &[W], cells: &[u32], sums: &mut [u128]) -> Result<u128, (usize, f64)> {
+            let mut refused = false;
+            let mut total = 0u128;
+            for (&c, &x) in cells.iter().zip(w) {
+                refused |= x.refused();
+                let u = x.units();
+                total = total.wrapping_add(u);
+                if let Some(cell) = sums.get_mut(c as usize) {
+                    *cell = cell.wrapping_add(u);
+                }
+            }
+            if refused {
+                let i = w.iter().position(|&x| x.refused()).unwrap_or(0);
+                return Err((i, w[i].value()));
+            }
+            Ok(total)
+        }
+        match self {
+            Weights::F64(w) => go(w, cells, sums),
+            Weights::I64(w) => go(w, cells, sums),
+            Weights::U64(w) => go(w, cells, sums),
+        }
+    }
+
+    /// Writes the units of the weights into `out`; the offset of the first refused one
+    /// if any (then `out` is meaningless).
+    fn units_into(&self, out: &mut [u128]) -> Result<(), (usize, f64)> {
+        fn go<W: Weight>(w: &[W], out: &mut [u128]) -> Result<(), (usize, f64)> {
+            if w.iter().fold(false, |r, &x| r | x.refused()) {
+                let i = w.iter().position(|&x| x.refused()).unwrap_or(0);
+                return Err((i, w[i].value()));
+            }
+            for (o, &x) in out.iter_mut().zip(w) {
+                *o = x.units();
+            }
+            Ok(())
+        }
+        match self {
+            Weights::F64(w) => go(w, out),
+            Weights::I64(w) => go(w, out),
+            Weights::U64(w) => go(w, out),
+        }
+    }
+}
+
+/// The weighted table: `table` holds the cells (row-major), their rows and columns and
+/// the label keys; when every cell's sum is a whole number (and the total fits a `u64`)
+/// its counts are those sums and `units` is `None`. Otherwise its counts are not the
+/// sums (each is 1) and `units` holds each cell's sum in units of 2^-64, in the same
+/// order.
+pub struct Weighted {
+    pub table: Table,
+    pub units: Option<Vec<u128>>,
+}
+
+impl Weighted {
+    /// Each row's sum of `units`, and each column's.
+    pub fn margins(&self, units: &[u128]) -> (Vec<u128>, Vec<u128>) {
+        let t = &self.table;
+        let mut rows = vec![0u128; t.n_rows()];
+        let mut cols = vec![0u128; t.n_cols()];
+        for ((&r, &c), &u) in t.cell_row.iter().zip(&t.cell_col).zip(units) {
+            rows[r as usize] += u;
+            cols[c as usize] += u;
+        }
+        (rows, cols)
+    }
+}
+
+/// The table of `a` against `b` whose cells sum the weights `w` of their samples, in
+/// one pass over the three slices, which also checks the weights: the first refused
+/// one is an error ([`Weight::refused`]), so is a total of 2^62 or more. Cells whose
+/// weights sum to zero are left out (a sample of weight 0 is no sample), so are classes
+/// and clusters left empty.
+pub fn count_weighted<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    w: Weights<'_>,
+) -> Result<Weighted, Error> {
+    for (left, right) in [(a.len(), b.len()), (a.len(), w.len())] {
+        if left != right {
+            return Err(Error::LengthMismatch { left, right });
+        }
+    }
+    let n = a.len();
+    let threads = if n >= PARALLEL_MIN {
+        pool::threads()
+    } else {
+        1
+    };
+    let counters: Vec<Result<Counter, Error>> = if threads <= 1 {
+        vec![count_block(a, b, w, 0)]
+    } else {
+        let block = n.div_ceil(threads);
+        pool::run(|| {
+            a.par_chunks(block)
+                .zip(b.par_chunks(block))
+                .enumerate()
+                .map(|(k, (x, y))| {
+                    let start = k * block;
+                    count_block(x, y, w.range(start, start + x.len()), start)
+                })
+                .collect()
+        })
+    };
+    let counters = counters.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let total = counters.iter().map(|c| c.total).sum::<u128>();
+    if total >= TOTAL_MAX {
+        return Err(Error::WeightTotal);
+    }
+    let mut cells = Vec::new();
+    for counter in counters {
+        counter.drain_into(&mut cells);
+    }
+    if threads > 1 && cells.len() > 1 << 16 {
+        pool::run(|| cells.par_sort_unstable_by_key(|&(x, y, _)| (x, y)));
+    } else {
+        cells.sort_unstable_by_key(|&(x, y, _)| (x, y));
+    }
+    cells.dedup_by(|next, kept| {
+        let same = next.0 == kept.0 && next.1 == kept.1;
+        if same {
+            kept.2 += next.2;
+        }
+        same
+    });
+    cells.retain(|c| c.2 != 0);
+    let whole = (total >> UNIT_BITS) <= u128::from(u64::MAX)
+        && cells.iter().all(|c| c.2 & ((1 << UNIT_BITS) - 1) == 0);
+    // Whole sums are the counts; otherwise the counts are placeholders and the sums kept.
+    let keyed: Vec<(u64, u64, u64)> = cells
+        .iter()
+        .map(|&(x, y, u)| (x, y, if whole { (u >> UNIT_BITS) as u64 } else { 1 }))
+        .collect();
+    let units = (!whole).then(|| cells.iter().map(|c| c.2).collect());
+    let table = Table::from_key_cells(keyed, true, A::KIND, B::KIND, threads)?;
+    Ok(Weighted { table, units })
+}
+
+/// One thread's weighted counter: a dense window of `u128` sums, and a hash map for
+/// pairs outside any affordable window.
+struct Counter {
+    window: Option<Window>,
+    sparse: HashMap<(u64, u64), u128, FixedState>,
+    growth: Growth,
+    /// The sum of every weight counted.
+    total: u128,
+}
+
+/// Weights must total less than 2^62 (in units: 2^126), so that no sum overflows.
+const TOTAL_MAX: u128 = 1 << 126;
+
+/// Sums for keys `a0..a0 + na` × `b0..b0 + nb`, row-major.
+struct Window {
+    a0: u64,
+    b0: u64,
+    na: u64,
+    nb: u64,
+    sums: Vec<u128>,
+}
+
+impl Window {
+    fn new((a_lo, a_hi): (u64, u64), (b_lo, b_hi): (u64, u64)) -> Window {
+        let (na, nb) = (a_hi - a_lo + 1, b_hi - b_lo + 1);
+        Window {
+            a0: a_lo,
+            b0: b_lo,
+            na,
+            nb,
+            sums: vec![0; (na * nb) as usize],
+        }
+    }
+
+    fn covers(&self, s: Span) -> bool {
+        s.a_lo >= self.a0
+            && s.a_hi - self.a0 < self.na
+            && s.b_lo >= self.b0
+            && s.b_hi - self.b0 < self.nb
+    }
+}
+
+/// Weighted windows may hold this many cells at most (16 bytes each: 8 MiB).
+const WEIGHTED_WINDOW_MAX: u64 = 1 << 19;
+
+/// Keys, cell indices and weights of one chunk.
+struct Scratch {
+    ka: [u64; CHUNK],
+    kb: [u64; CHUNK],
+    cells: [u32; CHUNK],
+    units: [u128; CHUNK],
+}
+
+/// Counts one block whose first sample is sample `start` of the whole (for errors), with
+/// the widest vector instructions the CPU has (the index loop vectorizes).
+fn count_block<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    w: Weights<'_>,
+    start: usize,
+) -> Result<Counter, Error> {
+    cpu::run_best(&[Build::Avx512, Build::Avx2], CountBlock(a, b, w, start))
+}
+
+/// [`count_block_impl`] as a [`Kernel`].
+struct CountBlock<'a, A, B>(&'a [A], &'a [B], Weights<'a>, usize);
+
+impl<A: Label, B: Label> Kernel for CountBlock<'_, A, B> {
+    type Output = Result<Counter, Error>;
+
+    #[inline(always)]
+    fn run(self) -> Result<Counter, Error> {
+        count_block_impl(self.0, self.1, self.2, self.3)
+    }
+}
+
+#[inline(always)]
+fn count_block_impl<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    w: Weights<'_>,
+    start: usize,
+) -> Result<Counter, Error> {
+    let limit = window_limit(a.len(), 1).min(WEIGHTED_WINDOW_MAX);
+    let mut counter = Counter {
+        window: None,
+        sparse: HashMap::with_hasher(FixedState::default()),
+        growth: Growth::new(limit),
+        total: 0,
+    };
+    let mut s = Box::new(Scratch {
+        ka: [0; CHUNK],
+        kb: [0; CHUNK],
+        cells: [0; CHUNK],
+        units: [0; CHUNK],
+    });
+    let mut i = 0;
+    while i < a.len() {
+        let end = (i + CHUNK).min(a.len());
+        let chunk = w.range(i, end);
+        let added = counter.add_chunk(
+            (&a[i..end], &b[i..end]),
+            chunk,
+            &mut s,
+            Span::of_types::<A, B>(),
+        );
+        if let Err((k, value)) = added {
+            return Err(Error::BadWeight {
+                index: start + i + k,
+                value,
+            });
+        }
+        if counter.total >= TOTAL_MAX {
+            return Err(Error::WeightTotal);
+        }
+        i = end;
+    }
+    Ok(counter)
+}
+
+/// Writes the keys of `src` into `dst`; returns their minimum and maximum.
+#[inline(always)]
+fn widen<T: Label>(src: &[T], dst: &mut [u64]) -> (u64, u64) {
+    let mut lo = u64::MAX;
+    let mut hi = 0;
+    for (d, &s) in dst.iter_mut().zip(src) {
+        let k = s.key();
+        *d = k;
+        lo = lo.min(k);
+        hi = hi.max(k);
+    }
+    (lo, hi)
+}
+
+impl Counter {
+    /// Adds one chunk of samples with their weights `w`: in the window, one fused loop
+    /// computes the cell indices (and whether all fall inside), a second adds the weights;
+    /// elsewhere the weights' units are written out first. The offset of the first refused
+    /// weight is an error.
+    #[inline(always)]
+    fn add_chunk<A: Label, B: Label>(
+        &mut self,
+        (ca, cb): (&[A], &[B]),
+        w: Weights<'_>,
+        s: &mut Scratch,
+        types: Span,
+    ) -> Result<(), (usize, f64)> {
+        let m = ca.len();
+        if let Some(win) = &mut self.window {
+            let (a0, b0, na, nb) = (win.a0, win.b0, win.na, win.nb);
+            let mut inside = true;
+            for ((o, &x), &y) in s.cells[..m].iter_mut().zip(ca).zip(cb) {
+                let da = x.key().wrapping_sub(a0);
+                let db = y.key().wrapping_sub(b0);
+                inside &= (da < na) & (db < nb);
+                // Fits in u32: weighted windows hold at most 2^19 cells.
+                *o = da.wrapping_mul(nb).wrapping_add(db) as u32;
+            }
+            if inside {
+                self.total += w.add_to(&s.cells[..m], &mut win.sums)?;
+                return Ok(());
+            }
+        }
+        w.units_into(&mut s.units[..m])?;
+        let cw = &s.units[..m];
+        let span = Span::new(widen(ca, &mut s.ka[..m]), widen(cb, &mut s.kb[..m]));
+        if !self.window.as_ref().is_some_and(|w| w.covers(span)) {
+            self.try_grow(span, types);
+        }
+        let (ka, kb) = (&s.ka[..m], &s.kb[..m]);
+        let mut total = 0u128;
+        match &mut self.window {
+            Some(win) if win.covers(span) => {
+                let (a0, b0, nb) = (win.a0, win.b0, win.nb);
+                for ((&x, &y), &u) in ka.iter().zip(kb).zip(cw) {
+                    total += u;
+                    win.sums[((x - a0) * nb + (y - b0)) as usize] += u;
+                }
+            }
+            _ => {
+                for ((&x, &y), &u) in ka.iter().zip(kb).zip(cw) {
+                    total += u;
+                    *self.sparse.entry((x, y)).or_insert(0) += u;
+                }
+            }
+        }
+        self.total += total;
+        Ok(())
+    }
+
+    fn try_grow(&mut self, span: Span, types: Span) {
+        let place = self.window.as_ref().map(|w| Place {
+            a0: w.a0,
+            na: w.na,
+            b0: w.b0,
+            nb: w.nb,
+        });
+        let Some((a, b)) = self.growth.next(place, span, types) else {
+            return;
+        };
+        let mut window = Window::new(a, b);
+        if let Some(old) = self.window.take() {
+            for (i, row) in old.sums.chunks_exact(old.nb as usize).enumerate() {
+                let start =
+                    ((old.a0 + i as u64 - window.a0) * window.nb + (old.b0 - window.b0)) as usize;
+                window.sums[start..start + row.len()].copy_from_slice(row);
+            }
+        }
+        self.window = Some(window);
+    }
+
+    /// Appends every non-zero `(key_a, key_b, sum)`.
+    fn drain_into(self, out: &mut Vec<(u64, u64, u128)>) {
+        if let Some(w) = self.window {
+            for (i, row) in w.sums.chunks_exact(w.nb as usize).enumerate() {
+                let ka = w.a0 + i as u64;
+                for (j, &u) in row.iter().enumerate() {
+                    if u != 0 {
+                        out.push((ka, w.b0 + j as u64, u));
+                    }
+                }
+            }
+        }
+        out.extend(self.sparse.into_iter().map(|((x, y), u)| (x, y, u)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    trait AsWeights {
+        fn weights(&self) -> Weights<'_>;
+    }
+    impl AsWeights for Vec<f64> {
+        fn weights(&self) -> Weights<'_> {
+            Weights::F64(self)
+        }
+    }
+    impl AsWeights for [f64; 5] {
+        fn weights(&self) -> Weights<'_> {
+            Weights::F64(self)
+        }
+    }
+    impl AsWeights for Vec<i64> {
+        fn weights(&self) -> Weights<'_> {
+            Weights::I64(self)
+        }
+    }
+    impl AsWeights for [u64; 5] {
+        fn weights(&self) -> Weights<'_> {
+            Weights::U64(self)
+        }
+    }
+    fn wf<W: AsWeights>(w: &W) -> Weights<'_> {
+        w.weights()
+    }
+
+    fn lcg(seed: &mut u64) -> u64 {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *seed >> 33
+    }
+
+    #[test]
+    fn float_weights_become_units_of_two_to_the_minus_64() {
+        assert_eq!(1.0f64.units(), 1 << 64);
+        assert_eq!(0.5f64.units(), 1 << 63);
+        assert_eq!(0.0f64.units(), 0);
+        assert_eq!(3.0f64.units(), 3 << 64);
+        assert_eq!(2f64.powi(60).units(), 1 << 124);
+        // 0.1 is 0x1.999999999999ap-4: its 53 bits shifted to the units point.
+        assert_eq!(
+            0.1f64.units(),
+            0x1999_9999_9999_9a00_0000_0000_0000_0000 >> 64
+        );
+        // Below 2^-64 a weight rounds to the nearest unit: 0.6 and 0.4 units.
+        assert_eq!((0.6 * 2f64.powi(-64)).units(), 1);
+        assert_eq!((0.4 * 2f64.powi(-64)).units(), 0);
+        assert_eq!(f64::MIN_POSITIVE.units(), 0);
+        assert_eq!(7u64.units(), 7 << 64);
+        assert_eq!(7i64.units(), 7 << 64);
+    }
+
+    #[test]
+    fn sums_match_a_naive_sum_on_every_shape_and_thread_count() {
+        let mut seed = 3;
+        for &(n, ka, kb) in &[
+            (0usize, 1u64, 1u64),
+            (5, 2, 2),
+            (200_000, 20, 30),
+            (200_000, 5_000, 5_000),
+            (300_000, 300_000, 3),
+        ] {
+            let a: Vec<i64> = (0..n).map(|_| (lcg(&mut seed) % ka) as i64 - 5).collect();
+            let b: Vec<u32> = (0..n).map(|_| (lcg(&mut seed) % kb) as u32).collect();
+            let w: Vec<f64> = (0..n)
+                .map(|_| (lcg(&mut seed) % 1000) as f64 / 7.0)
+                .collect();
+            let mut naive = std::collections::BTreeMap::new();
+            for ((&x, &y), &v) in a.iter().zip(&b).zip(&w) {
+                *naive.entry((x, y)).or_insert(0u128) += v.units();
+            }
+            naive.retain(|_, u| *u != 0);
+            let got = count_weighted(&a, &b, wf(&w)).unwrap();
+            let t = &got.table;
+            let units = got.units.clone().unwrap_or_default();
+            let mut map = std::collections::BTreeMap::new();
+            for ((&r, &c), &u) in t.cell_row.iter().zip(&t.cell_col).zip(&units) {
+                let x = t.rows.value(r as usize) as i64;
+                let y = t.cols.value(c as usize) as u32;
+                map.insert((x, y), u);
+            }
+            assert_eq!(map, naive, "n={n}");
+            let (rows, cols) = got.margins(&units);
+            assert_eq!(rows.iter().sum::<u128>(), naive.values().sum::<u128>());
+            assert_eq!(cols.iter().sum::<u128>(), naive.values().sum::<u128>());
+        }
+    }
+
+    #[test]
+    fn whole_weights_give_the_table_of_repeated_samples() {
+        let a = [1i64, 1, 2, 2, 3];
+        let b = [0u8, 0, 1, 1, 1];
+        let w = [2.0f64, 1.0, 0.5, 0.5, 0.0];
+        let got = count_weighted(&a, &b, wf(&w)).unwrap();
+        assert!(got.units.is_none());
+        let t = &got.table;
+        assert_eq!(t.cell_count, vec![3, 1]);
+        assert_eq!(t.n, 4);
+        // Class 3 weighs nothing: it is not in the table.
+        assert_eq!(t.rows.keys.len(), 2);
+        let w = [2u64, 1, 1, 1, 4];
+        let got = count_weighted(&a, &b, wf(&w)).unwrap();
+        assert_eq!(got.table.cell_count, vec![3, 2, 4]);
+        assert!(count_weighted(&a, &b, Weights::F64(&[1.0f64; 4])).is_err());
+    }
+
+    #[test]
+    fn refused_weights_are_errors_naming_the_first() {
+        let n = 200_000;
+        let a: Vec<i64> = (0..n).map(|i| i % 7).collect();
+        let b: Vec<u8> = (0..n).map(|i| (i % 5) as u8).collect();
+        for bad in [
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            -f64::INFINITY,
+            2f64.powi(52),
+            -1e-300,
+        ] {
+            let mut w = vec![1.0f64; n as usize];
+            w[150_001] = bad;
+            w[170_000] = bad;
+            match count_weighted(&a, &b, wf(&w)) {
+                Err(Error::BadWeight { index, .. }) => assert_eq!(index, 150_001),
+                other => panic!("{bad}: {:?}", other.map(|_| ())),
+            }
+        }
+        let mut w = vec![1.0f64; n as usize];
+        w[9] = -0.0;
+        assert!(count_weighted(&a, &b, wf(&w)).is_ok());
+        let w = vec![-3i64; n as usize];
+        assert!(matches!(
+            count_weighted(&a, &b, wf(&w)),
+            Err(Error::BadWeight { index: 0, .. })
+        ));
+        let w = vec![2f64.powi(51); n as usize];
+        assert_eq!(
+            count_weighted(&a, &b, wf(&w)).err(),
+            Some(Error::WeightTotal)
+        );
+    }
+}

@@ -1,0 +1,441 @@
+"""Sample and class weights: whole numbers are repeated samples, real ones follow the weighted
+definitions, balanced weights are scikit-learn's, bad weights are refused before counting."""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fastcluster_metrics as fcm
+from fastcluster_metrics._catalogue import MEASURES
+
+SKLEARN_SCORES = [
+    "adjusted_rand_score",
+    "rand_score",
+    "adjusted_mutual_info_score",
+    "normalized_mutual_info_score",
+    "mutual_info_score",
+    "homogeneity_score",
+    "completeness_score",
+    "v_measure_score",
+    "fowlkes_mallows_score",
+    "purity_score",
+]
+
+
+def _same(a, b):
+    """Equal floats, NaN equal to NaN."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def _close(a, b, rel=1e-11, abs_=1e-12):
+    if isinstance(a, float) and math.isnan(a):
+        return isinstance(b, float) and math.isnan(b)
+    return math.isclose(a, b, rel_tol=rel, abs_tol=abs_)
+
+
+def _labelings(seed, n=300, k_true=5, k_pred=7):
+    rng = np.random.default_rng(seed)
+    t = rng.integers(0, k_true, n)
+    p = np.where(rng.random(n) < 0.6, t, rng.integers(0, k_pred, n))
+    return t, p, rng
+
+
+# --- whole numbers: each sample repeated -------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_whole_weights_give_every_measure_of_the_repeated_samples(seed):
+    t, p, rng = _labelings(seed)
+    w = rng.integers(0, 4, t.size)
+    every = fcm.evaluate(t, p, metrics="all", sample_weight=w)
+    repeated = fcm.evaluate(np.repeat(t, w), np.repeat(p, w), metrics="all")
+    assert every.n == repeated.n == int(w.sum())
+    mismatched = [m for m in every if not _same(every[m], repeated[m])]
+    assert not mismatched
+    assert len(every) == len(MEASURES)
+
+
+@pytest.mark.parametrize(
+    "kind", ["int", "str", "categorical", "float weights", "int32 weights", "bool weights"]
+)
+def test_whole_weights_of_every_label_type_and_weight_dtype(kind):
+    t, p, rng = _labelings(3)
+    w = rng.integers(0, 5, t.size)
+    tt, pp = t, p
+    if kind == "str":
+        tt, pp = np.array([f"c{x}" for x in t]), np.array([f"k{x}" for x in p], dtype=object)
+    if kind == "categorical":
+        pd = pytest.importorskip("pandas")
+        tt = pd.Categorical([f"c{x}" for x in t], categories=["c4", "c3", "c2", "c1", "c0"])
+    weights = {
+        "float weights": w.astype(np.float32),
+        "int32 weights": w.astype(np.int32),
+        "bool weights": w > 2,
+    }.get(kind, w)
+    reps = np.asarray(weights).astype(np.int64)
+    expanded_t = np.repeat(np.asarray(tt, dtype=object), reps)
+    expanded_p = np.repeat(np.asarray(pp, dtype=object), reps)
+    for name in SKLEARN_SCORES:
+        got = getattr(fcm, name)(tt, pp, sample_weight=weights)
+        want = getattr(fcm, name)(expanded_t, expanded_p)
+        assert got == want, name
+    assert np.array_equal(
+        fcm.contingency_matrix(tt, pp, sample_weight=weights),
+        fcm.contingency_matrix(expanded_t, expanded_p),
+    )
+    assert np.array_equal(
+        fcm.pair_confusion_matrix(tt, pp, sample_weight=weights),
+        fcm.pair_confusion_matrix(expanded_t, expanded_p),
+    )
+    assert fcm.pair_counts(tt, pp, sample_weight=weights) == fcm.pair_counts(expanded_t, expanded_p)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 4), st.integers(0, 3)),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_hypothesis_whole_weights_are_repeated_samples(rows):
+    t = np.array([r[0] for r in rows])
+    p = np.array([r[1] for r in rows])
+    w = np.array([r[2] for r in rows])
+    if w.sum() == 0:
+        with pytest.raises(ValueError, match="zero for every sample"):
+            fcm.adjusted_rand_score(t, p, sample_weight=w)
+        return
+    got = fcm.evaluate(t, p, metrics="all", sample_weight=w)
+    want = fcm.evaluate(np.repeat(t, w), np.repeat(p, w), metrics="all")
+    assert all(_same(got[m], want[m]) for m in got)
+
+
+def test_a_weight_of_zero_drops_the_sample_and_its_class():
+    t = np.array([0, 0, 1, 2, 2])
+    p = np.array([0, 0, 1, 1, 2])
+    w = np.array([1, 1, 0, 2, 2])
+    c = fcm.Contingency.from_labels(t, p, sample_weight=w)
+    assert c.classes.tolist() == [0, 2]
+    assert c.to_numpy().tolist() == [[2, 0, 0], [0, 2, 2]]
+    assert fcm.adjusted_rand_score(t, p, sample_weight=w) == fcm.adjusted_rand_score(
+        [0, 0, 2, 2, 2, 2], [0, 0, 1, 1, 2, 2]
+    )
+
+
+def test_missing_labels_drop_their_weights():
+    t = np.array([0.0, 0, 1, np.nan, 1])
+    p = np.array([0, 1, 1, 1, 1])
+    w = np.array([1, 2, 3, 100, 1])
+    got = fcm.adjusted_rand_score(t, p, sample_weight=w, missing="drop")
+    want = fcm.adjusted_rand_score([0, 1, 1, 1, 1, 1, 1], [0, 1, 1, 1, 1, 1, 1])
+    want = fcm.adjusted_rand_score(
+        np.repeat([0, 0, 1, 1], [1, 2, 3, 1]), np.repeat([0, 1, 1, 1], [1, 2, 3, 1])
+    )
+    assert got == want
+
+
+# --- real weights: the weighted definitions ----------------------------------------------------
+
+
+def _reference(t, p, w):
+    """Measures of a real-valued table written from their weighted definitions, in exact
+    fractions where possible: the dense table of weight sums (from Python floats added as
+    Fractions), pair counts C(x, 2) = x (x - 1) / 2 of cells, class and cluster sizes and the
+    total; entropies of the weighted proportions."""
+    classes, ti = np.unique(t, return_inverse=True)
+    clusters, pi = np.unique(p, return_inverse=True)
+    cells = [[Fraction(0)] * len(clusters) for _ in classes]
+    for i, j, x in zip(ti.tolist(), pi.tolist(), w.tolist(), strict=True):
+        cells[i][j] += Fraction(x)
+    a = [sum(row, Fraction(0)) for row in cells]
+    b = [sum(col, Fraction(0)) for col in zip(*cells, strict=True)]
+    n = sum(a, Fraction(0))
+
+    def c2(x):
+        return x * (x - 1) / 2
+
+    t_ = sum(c2(x) for row in cells for x in row if x)
+    p_ = sum(c2(x) for x in a if x)
+    q_ = sum(c2(x) for x in b if x)
+    n_ = c2(n)
+    expected = p_ * q_ / n_
+    out = {
+        "adjusted_rand_score": float((t_ - expected) / ((p_ + q_) / 2 - expected)),
+        "rand_score": float((n_ - p_ - q_ + 2 * t_) / n_),
+        "fowlkes_mallows_score": math.sqrt(float(t_ / p_)) * math.sqrt(float(t_ / q_)),
+        "jaccard_index": float(t_ / (p_ + q_ - t_)),
+    }
+    f = [[float(x) for x in row] for row in cells]
+    af, bf, nf = [float(x) for x in a], [float(x) for x in b], float(n)
+
+    def entropy(sizes):
+        return -math.fsum(s / nf * math.log(s / nf) for s in sizes if s)
+
+    h_true, h_pred = entropy(af), entropy(bf)
+    mi = math.fsum(
+        x / nf * math.log(x * nf / (af[i] * bf[j]))
+        for i, row in enumerate(f)
+        for j, x in enumerate(row)
+        if x
+    )
+    out["mutual_info_score"] = mi
+    out["homogeneity_score"] = mi / h_true
+    out["completeness_score"] = mi / h_pred
+    out["v_measure_score"] = 2 * mi / (h_true + h_pred)
+    out["normalized_mutual_info_score"] = mi / ((h_true + h_pred) / 2)
+    out["purity_score"] = math.fsum(max(col) for col in zip(*f, strict=True)) / nf
+    out["variation_of_information"] = h_true + h_pred - 2 * mi
+    return out, np.array(f)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_real_weights_follow_the_weighted_definitions(seed):
+    t, p, rng = _labelings(seed, n=200)
+    w = rng.gamma(2.0, 1.5, t.size)
+    want, dense = _reference(t, p, w)
+    for name, value in want.items():
+        assert _close(getattr(fcm, name)(t, p, sample_weight=w), value), name
+    got = fcm.contingency_matrix(t, p, sample_weight=w)
+    assert got.dtype == np.float64
+    assert np.array_equal(got, dense)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_every_measure_takes_real_weights(seed):
+    t, p, rng = _labelings(seed, n=150)
+    w = rng.random(t.size) * 3
+    every = fcm.evaluate(t, p, metrics="all", sample_weight=w)
+    for name, value in every.items():
+        if MEASURES[name].counts:
+            assert math.isnan(value), name
+        else:
+            assert math.isfinite(value), name
+    # Dyadic weights (quarters) are an exact quarter of whole-number weights: measures of
+    # proportions (entropies, information, set matching) agree with the repeated samples.
+    q = rng.integers(0, 9, t.size)
+    quartered = fcm.evaluate(t, p, metrics="all", sample_weight=q / 4)
+    repeated = fcm.evaluate(np.repeat(t, q), np.repeat(p, q), metrics="all")
+    scale_free = [
+        m
+        for m, row in MEASURES.items()
+        if row.family != "pair counting" and not row.counts and m != "chi_squared"
+    ]
+    assert len(scale_free) > 25
+    for m in scale_free:
+        assert _close(quartered[m], repeated[m], rel=1e-9, abs_=1e-12), m
+    assert _close(quartered["chi_squared"], repeated["chi_squared"] / 4, rel=1e-9)
+
+
+def test_the_adjusted_mutual_information_needs_counts():
+    t, p, rng = _labelings(5)
+    w = rng.random(t.size)
+    with pytest.raises(ValueError, match=r"defined for counts only.*whole-number"):
+        fcm.adjusted_mutual_info_score(t, p, sample_weight=w)
+    assert math.isnan(fcm.evaluate(t, p, sample_weight=w)["adjusted_mutual_info_score"])
+
+
+def test_real_weights_do_not_depend_on_the_order_of_the_samples():
+    t, p, rng = _labelings(7, n=200_000, k_true=30, k_pred=3000)
+    w = rng.random(t.size) * 10
+    perm = rng.permutation(t.size)
+    a = fcm.Contingency.from_labels(t, p, sample_weight=w)
+    b = fcm.Contingency.from_labels(t[perm], p[perm], sample_weight=w[perm])
+    assert a == b
+    assert np.array_equal(a.class_sizes, b.class_sizes)
+    assert a.n == b.n
+
+
+def test_real_weights_do_not_depend_on_the_thread_count():
+    code = (
+        "import numpy as np, fastcluster_metrics as fcm\n"
+        "rng = np.random.default_rng(3)\n"
+        "t = rng.integers(0, 40, 400_000); p = rng.integers(0, 5000, 400_000)\n"
+        "w = rng.random(400_000)\n"
+        "c = fcm.Contingency.from_labels(t, p, sample_weight=w)\n"
+        "print(repr(c.cells[2].sum()), c.n, fcm.adjusted_rand_score(t, p, sample_weight=w))\n"
+    )
+    outs = set()
+    for threads in ("1", "2"):
+        env = {**os.environ, "FASTCLUSTER_METRICS_NUM_THREADS": threads}
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        outs.add(out.stdout)
+    assert len(outs) == 1
+
+
+def test_weighted_tables_pickle():
+    t, p, rng = _labelings(9)
+    c = fcm.Contingency.from_labels(t, p, sample_weight=rng.random(t.size))
+    back = pickle.loads(pickle.dumps(c))
+    assert back == c and back.weighted
+    assert back.adjusted_rand_score() == c.adjusted_rand_score()
+    assert back.n == c.n
+
+
+def test_weights_reach_evaluate_and_compare_many():
+    t, p, rng = _labelings(11)
+    w = rng.random(t.size)
+    other = rng.integers(0, 3, t.size)
+    df = fcm.compare_many(t, {"p": p, "other": other}, sample_weight=w, class_weight="balanced")
+    for name, labels in (("p", p), ("other", other)):
+        assert df.loc[name, "adjusted_rand_score"] == fcm.adjusted_rand_score(
+            t, labels, sample_weight=w, class_weight="balanced"
+        )
+    matrix = np.stack([p, other], axis=1)
+    df2 = fcm.compare_many(t, matrix, sample_weight=w)
+    assert df2.loc[0, "v_measure_score"] == fcm.v_measure_score(t, p, sample_weight=w)
+
+
+# --- class weights ---------------------------------------------------------------------------
+
+
+def test_balanced_class_weights_are_scikit_learns():
+    from sklearn.utils.class_weight import compute_class_weight
+
+    t, p, _ = _labelings(13, n=500)
+    t = np.where(t == 4, 3, t)  # unequal classes
+    cw = compute_class_weight("balanced", classes=np.unique(t), y=t)
+    per_sample = cw[np.searchsorted(np.unique(t), t)]
+    for name in SKLEARN_SCORES:
+        if name == "adjusted_mutual_info_score":
+            continue
+        got = getattr(fcm, name)(t, p, class_weight="balanced")
+        want = getattr(fcm, name)(t, p, sample_weight=per_sample)
+        assert _close(got, want, rel=1e-12), name
+    c = fcm.Contingency.from_labels(t, p, class_weight="balanced")
+    assert np.allclose(c.class_sizes, t.size / len(np.unique(t)), rtol=1e-15)
+    assert math.isclose(c.n, t.size, rel_tol=1e-15)
+
+
+def test_balanced_with_sample_weights_gives_every_class_the_same_weighted_total():
+    t, p, rng = _labelings(17, n=400)
+    w = rng.random(t.size) * 4
+    c = fcm.Contingency.from_labels(t, p, sample_weight=w, class_weight="balanced")
+    assert np.allclose(c.class_sizes, c.n / c.shape[0], rtol=1e-14)
+    assert math.isclose(c.n, w.sum(), rel_tol=1e-12)
+    # The product of the two weights, per sample.
+    totals = np.bincount(t, weights=w)
+    per_sample = w * (w.sum() / (len(totals) * totals))[t]
+    assert _close(
+        fcm.adjusted_rand_score(t, p, sample_weight=w, class_weight="balanced"),
+        fcm.adjusted_rand_score(t, p, sample_weight=per_sample),
+        rel=1e-11,
+    )
+
+
+def test_whole_number_class_weights_are_repeated_samples():
+    t = np.array(["a", "a", "b", "b", "b", "c"])
+    p = np.array([0, 0, 0, 1, 1, 1])
+    got = fcm.evaluate(t, p, metrics="all", class_weight={"a": 3, "c": 0})
+    rep = np.array([3, 3, 1, 1, 1, 0])
+    want = fcm.evaluate(np.repeat(t, rep), np.repeat(p, rep), metrics="all")
+    assert all(_same(got[m], want[m]) for m in got)
+    c = fcm.Contingency.from_labels(t, p, class_weight={"a": 3, "c": 0})
+    assert c.classes.tolist() == ["a", "b"] and not c.weighted
+
+
+def test_balanced_scores_see_a_merged_rare_class():
+    # Two common cell types of 1,000 cells, a rare one of 20 that the clustering merges into
+    # the second: ARI hardly notices; balanced, each type weighs the same and it does.
+    t = np.array([0] * 1000 + [1] * 1000 + [2] * 20)
+    p = np.array([0] * 1000 + [1] * 1020)
+    plain = fcm.adjusted_rand_score(t, p)
+    balanced = fcm.adjusted_rand_score(t, p, class_weight="balanced")
+    assert plain > 0.97
+    assert balanced < plain - 0.2
+
+
+def test_balanced_differs_from_the_truncated_reference_by_its_rounding():
+    # balanced-clustering 0.1.0 truncates the reweighted table to integers; on this table
+    # (classes of 7, 11 and 13 samples) that moves the balanced ARI by more than 1e-3.
+    t = np.array([0] * 7 + [1] * 11 + [2] * 13)
+    p = np.array([0] * 5 + [1] * 2 + [1] * 6 + [2] * 5 + [2] * 10 + [0] * 3)
+    c = fcm.Contingency.from_labels(t, p, class_weight="balanced")
+    truncated = np.floor(c.to_numpy())
+    exact_ari = c.adjusted_rand_score()
+    trunc_ari = fcm.Contingency(truncated.astype(np.int64)).adjusted_rand_score()
+    assert abs(exact_ari - trunc_ari) > 1e-3
+
+
+# --- bad weights -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("weights", "error", "match"),
+    [
+        ([1, 1, -1], ValueError, r"sample_weight\[2\] is -1.0: weights must be finite"),
+        ([1, 0.5, -1], ValueError, r"sample_weight\[2\] is -1.0: weights must be finite"),
+        ([1, np.nan, 1], ValueError, r"sample_weight\[1\] is NaN"),
+        ([1, np.inf, 1], ValueError, r"sample_weight\[1\] is infinity"),
+        ([1, 2.0**52, 1], ValueError, r"less than 2\*\*52"),
+        ([1, 1], ValueError, "2 values for 3 samples"),
+        ([[1, 1, 1]], ValueError, "must be 1D"),
+        ([0, 0, 0], ValueError, "zero for every sample"),
+        (["a", "b", "c"], TypeError, "must hold numbers"),
+        ("abc", TypeError, "array-like of numbers"),
+        ([1, None, 1], ValueError, r"sample_weight\[1\] is NaN"),
+        ([{}, 1, 1], TypeError, "must hold numbers"),
+    ],
+)
+def test_bad_weights_are_refused_clearly(weights, error, match):
+    for call in (
+        lambda: fcm.adjusted_rand_score([0, 0, 1], [0, 1, 1], sample_weight=weights),
+        lambda: fcm.jaccard_index([0, 0, 1], [0, 1, 1], sample_weight=weights),
+        lambda: fcm.evaluate([0, 0, 1], [0, 1, 1], sample_weight=weights),
+        lambda: fcm.Contingency.from_labels([0, 0, 1], [0, 1, 1], sample_weight=weights),
+    ):
+        with pytest.raises(error, match=match):
+            call()
+
+
+def test_weights_summing_to_2_to_the_62_are_refused():
+    n = 3000
+    with pytest.raises(ValueError, match=r"adjusted_rand_score: sample_weight sums to 2\*\*62"):
+        fcm.adjusted_rand_score(np.zeros(n), np.zeros(n), sample_weight=np.full(n, 2.0**51))
+
+
+@pytest.mark.parametrize(
+    ("class_weight", "match"),
+    [
+        ("balance", "class_weight must be None, 'balanced' or a dict"),
+        ({0: -1}, "non-negative finite"),
+        ({0: float("nan")}, "non-negative finite"),
+        ({0: "x"}, "non-negative finite"),
+        ({7: 2.0}, "does not have"),
+        ([1, 2], "class_weight must be None"),
+    ],
+)
+def test_bad_class_weights_are_refused_clearly(class_weight, match):
+    with pytest.raises(ValueError, match=match):
+        fcm.adjusted_rand_score([0, 0, 1], [0, 1, 1], class_weight=class_weight)
+
+
+def test_a_contingency_given_with_weights_is_refused():
+    with pytest.raises(ValueError, match="given contingency table"):
+        fcm.mutual_info_score(None, None, contingency=[[1, 2]], sample_weight=[1, 1, 1])
+
+
+def test_real_cells_refuse_an_integer_dtype_and_keep_their_floats():
+    c = fcm.Contingency.from_labels([0, 0, 1], [0, 1, 1], sample_weight=[0.5, 1, 1])
+    assert c.weighted
+    assert c.to_numpy().tolist() == [[0.5, 1.0], [0.0, 1.0]]
+    with pytest.raises(ValueError, match="would truncate"):
+        c.to_numpy(np.int64)
+    assert fcm.contingency_matrix([0, 0, 1], [0, 1, 1], sample_weight=[0.5, 1, 1]).dtype == (
+        np.float64
+    )
+    assert fcm.entropy([0, 0, 1], sample_weight=[1, 1, 2]) == fcm.entropy([0, 0, 1, 1])
