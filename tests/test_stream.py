@@ -253,9 +253,9 @@ def test_parquet_strings_arrive_dictionary_encoded_in_bounded_batches(tmp_path, 
     seen = []
     partial = _stream.partial
 
-    def spy(labels_true, labels_pred, missing):
+    def spy(labels_true, labels_pred, *rest):
         seen.append((labels_true.type, len(labels_true)))
-        return partial(labels_true, labels_pred, missing)
+        return partial(labels_true, labels_pred, *rest)
 
     monkeypatch.setattr(_stream, "partial", spy)
     path = write(cells, tmp_path / "cells.parquet")

@@ -439,3 +439,92 @@ def test_real_cells_refuse_an_integer_dtype_and_keep_their_floats():
         np.float64
     )
     assert fcm.entropy([0, 0, 1], sample_weight=[1, 1, 2]) == fcm.entropy([0, 0, 1, 1])
+
+
+# --- merging weighted tables: exact sums, rounded once ----------------------------------------
+
+
+def _split_tables(t, p, w, bounds, order):
+    """The weighted tables of the pieces of a split, in the given order."""
+    pieces = np.split(np.arange(len(t)), bounds)
+    return [
+        fcm.Contingency.from_labels(t[pieces[k]], p[pieces[k]], sample_weight=w[pieces[k]])
+        for k in order
+    ]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_merged_weighted_tables_equal_the_table_of_the_whole_exactly(seed):
+    rng = np.random.default_rng(seed)
+    n = 400
+    t = rng.choice(np.array(["x", "y", "z", "w"]), n)
+    p = rng.integers(0, 6, n)
+    # Magnitudes far apart: a float sum of the parts' rounded cells would differ in the last bits.
+    w = rng.random(n) * 10.0 ** rng.integers(-8, 9, n)
+    whole = fcm.Contingency.from_labels(t, p, sample_weight=w)
+    bounds = np.sort(rng.choice(np.arange(1, n), size=int(rng.integers(1, 6)), replace=False))
+    order = rng.permutation(len(bounds) + 1)
+    tables = _split_tables(t, p, w, bounds, order)
+    merged = tables[0]
+    for table in tables[1:]:
+        merged = merged + table
+    assert merged.weighted
+    assert merged == whole
+    assert merged.n == whole.n
+    assert np.array_equal(merged.class_sizes, whole.class_sizes)
+    assert np.array_equal(merged.cluster_sizes, whole.cluster_sizes)
+    for name in ("adjusted_rand_score", "normalized_mutual_info_score", "purity_score"):
+        assert getattr(merged, name)() == getattr(whole, name)(), name
+
+
+def test_merge_of_sums_rounded_once_not_of_rounded_cells():
+    # 1 + 2**-60 + 2**-60 is not a float sum of the parts' cells (1 + 2**-60 rounds to 1).
+    w = np.array([1.0, 2.0**-60, 2.0**-60])
+    t = p = np.zeros(3, dtype=np.int64)
+    whole = fcm.Contingency.from_labels(t, p, sample_weight=w)
+    parts = [
+        fcm.Contingency.from_labels(t[i : i + 1], p[i : i + 1], sample_weight=w[i : i + 1])
+        for i in range(3)
+    ]
+    merged = parts[0] + parts[1] + parts[2]
+    assert merged == whole
+    assert merged.to_numpy()[0, 0] == float(Fraction(1) + 2 * Fraction(2) ** -60)
+
+
+def test_whole_and_real_parts_merge_and_whole_sums_give_counts():
+    t = np.array([0, 0, 1, 1, 1])
+    p = np.array([0, 0, 1, 1, 0])
+    w = np.array([0.5, 0.5, 2.0, 0.25, 3.0])
+    # One part counted with whole-number weights (the core's table of counts), one with real.
+    counts = fcm.Contingency.from_labels(t[2:3], p[2:3], sample_weight=w[2:3])
+    real = fcm.Contingency.from_labels(
+        t[[0, 1, 3, 4]], p[[0, 1, 3, 4]], sample_weight=w[[0, 1, 3, 4]]
+    )
+    assert not counts.weighted and real.weighted
+    whole = fcm.Contingency.from_labels(t, p, sample_weight=w)
+    assert counts + real == whole and real + counts == whole
+    # Halves that make whole numbers: the merge is the table of counts, as the whole's count.
+    a = fcm.Contingency.from_labels([0], [1], sample_weight=[0.5])
+    merged = a + a
+    assert not merged.weighted
+    assert merged == fcm.Contingency.from_labels([0], [1], sample_weight=[1.0])
+    assert merged.to_numpy().dtype == np.int64
+
+
+def test_merged_weighted_tables_pickle_and_merge_again():
+    t, p, rng = _labelings(11)
+    w = rng.random(t.size)
+    a = fcm.Contingency.from_labels(t[:100], p[:100], sample_weight=w[:100])
+    b = fcm.Contingency.from_labels(t[100:], p[100:], sample_weight=w[100:])
+    again = pickle.loads(pickle.dumps(a)) + pickle.loads(pickle.dumps(b))
+    assert again == fcm.Contingency.from_labels(t, p, sample_weight=w)
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {0: 2}])
+def test_tables_with_class_weights_refuse_to_merge(class_weight):
+    t, p, _ = _labelings(12)
+    a = fcm.Contingency.from_labels(t, p, class_weight=class_weight)
+    b = fcm.Contingency.from_labels(t, p)
+    for left, right in ((a, b), (b, a)):
+        with pytest.raises(ValueError, match="cannot merge a Contingency made with class_weight"):
+            left + right

@@ -12,7 +12,7 @@ from . import _native
 from . import _scores as sc
 from ._labels import Column, Table, _order, count_labels, ordered_cells
 from ._measures import Measures
-from ._merge import merge
+from ._merge import merge, no_units
 from ._params import check_average_method, check_beta
 from ._weighted_table import WeightedTable
 
@@ -195,6 +195,16 @@ class Contingency(Measures):
         adjusted mutual information) raise ``ValueError``."""
         return isinstance(self._native_table, WeightedTable) and not self._native_table.integral
 
+    def _cell_units(self) -> NDArray[Any] | None:
+        """The cells' exact sums of weights in units of ``2**-64`` (None for counts), as merges
+        sum them; ``ValueError`` for a table scaled by class weights."""
+        table = self._native_table
+        if not isinstance(table, WeightedTable):
+            return None
+        if table.units is None:
+            raise no_units("a Contingency")
+        return table.units
+
     # --- the table ---------------------------------------------------------------------------
 
     @property
@@ -259,7 +269,9 @@ class Contingency(Measures):
         )
 
     def __add__(self, other: object) -> Contingency:
-        """The table of the union of two disjoint sets of samples, matched by label value."""
+        """The table of the union of two disjoint sets of samples, matched by label value; sums
+        of weights are summed exactly, then rounded once (as counting the union would). Tables
+        made with ``class_weight`` do not merge (``ValueError``)."""
         if not isinstance(other, Contingency):
             return NotImplemented
         classes, clusters, native = merge([self, other])
@@ -289,6 +301,8 @@ class Contingency(Measures):
         table = self._native_table
         if isinstance(table, WeightedTable):
             state["sums"] = (table.row_sums(), table.col_sums(), table.n)
+            if table.units is not None:
+                state["units"] = table.units
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -296,7 +310,9 @@ class Contingency(Measures):
         native: Table
         if "sums" in state:
             n_keys = (np.arange(n_rows), np.arange(n_cols))
-            native = WeightedTable((n_rows, n_cols), (rows, cols, counts), state["sums"], n_keys)
+            native = WeightedTable(
+                (n_rows, n_cols), (rows, cols, counts), state["sums"], n_keys, state.get("units")
+            )
         else:
             native = _native.table_from_cells(n_rows, n_cols, rows, cols, counts)
         self._init(native, state["classes"], state["clusters"])

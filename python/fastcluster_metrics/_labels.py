@@ -343,17 +343,19 @@ def count_columns(
     cells: bool = True,
     weights: NDArray[Any] | None = None,
     func: str = "count",
+    allow_zero: bool = False,
 ) -> tuple[Table, Column, Column]:
     """Validates two labelings (as scikit-learn's ``check_clusterings``) and builds their
     contingency table in one pass; also gives the encoded columns. ``cells=False``: only the
     table's measures will be asked for (all singletons are then counted without their cells).
-    ``weights``: the samples' weights, checked (``_weights.check_sample_weight``)."""
+    ``weights``: the samples' weights, checked (``_weights.check_sample_weight``); all 0 is an
+    error unless ``allow_zero`` (a chunk of a stream)."""
     if _plain_integers(labels_true, labels_pred):
         # What the checks below conclude for these, without them (tens of microseconds a
         # call, most of a small input's time).
         true = Column(_native_contiguous(labels_true), None, dtype=labels_true.dtype)
         pred = Column(_native_contiguous(labels_pred), None, dtype=labels_pred.dtype)
-        return _count(true, pred, weights, cells, func), true, pred
+        return _count(true, pred, weights, cells, func, allow_zero), true, pred
     arr_true = None if _special(labels_true) else _as_array(labels_true, missing)
     arr_pred = None if _special(labels_pred) else _as_array(labels_pred, missing)
     if warn and (
@@ -371,11 +373,16 @@ def count_columns(
     true, pred, weights = _apply_missing(
         _column(labels_true, arr_true), _column(labels_pred, arr_pred), missing, weights
     )
-    return _count(true, pred, weights, cells, func), true, pred
+    return _count(true, pred, weights, cells, func, allow_zero), true, pred
 
 
 def _count(
-    true: Column, pred: Column, weights: NDArray[Any] | None, cells: bool, func: str = "count"
+    true: Column,
+    pred: Column,
+    weights: NDArray[Any] | None,
+    cells: bool,
+    func: str = "count",
+    allow_zero: bool = False,
 ) -> Table:
     """The table of two encoded columns: of counts, or of the samples' weights (whose values
     the core checks as it reads them; ``func`` names the call in the errors)."""
@@ -387,7 +394,7 @@ def _count(
         if str(e).startswith("sample_weight"):
             raise weighted_error(func, e, len(weights)) from None
         raise
-    if table.n == 0 and len(weights):
+    if table.n == 0 and len(weights) and not allow_zero:
         raise zero_weights(func)
     return table if sums is None else WeightedTable.counted(table, sums)
 
@@ -403,11 +410,13 @@ def count_labels(
     allow_none: bool = False,
     sample_weight: Any = None,
     class_weight: Any = None,
+    allow_zero: bool = False,
 ) -> tuple[Table, Column, Column]:
     """The one prepare step of a call on two labelings, named ``func`` in its errors: the
     labels are array-likes, ``missing`` a policy and the weights numbers (checked once, here),
     then :func:`count_columns` checks their shapes, encodes them and counts them in one pass;
-    class weights then scale the table's rows."""
+    class weights then scale the table's rows. ``allow_zero``: weights all 0 give the empty
+    table (a chunk of a stream), not an error."""
     check_array_like(func, allow_none=allow_none, labels_true=labels_true, labels_pred=labels_pred)
     policy = check_missing(func, missing)
     weights = None
@@ -424,6 +433,7 @@ def count_labels(
         cells=cells,
         weights=weights,
         func=func,
+        allow_zero=allow_zero,
     )
     if class_weight is not None and table.shape[0]:
         classes = true.labels(table.row_keys())

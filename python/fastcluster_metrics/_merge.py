@@ -6,6 +6,12 @@ A part is anything with ``classes`` and ``clusters`` (label arrays, unique, in a
 hold labels that other parts lack; a missing label (None or NaN, from ``missing="cluster"``)
 sorts last. Merged tables hold at most 2**64 - 1 samples and int64 cells, checked before the
 core sums them.
+
+Tables of weighted samples merge exactly: a part's ``_cell_units()`` gives each cell's exact sum
+of weights in units of ``2**-64`` (None for counts, whose cell ``c`` is ``c * 2**64`` units);
+the merged cells are summed as Python integers and rounded once, so the table of the whole
+equals, to the last bit, the merge of the tables of any split of its samples in any order.
+A table scaled by class weights has no such sums and refuses to merge.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from numpy.typing import NDArray
 
 from . import _native
 from ._given import SAMPLES_LIMIT
+from ._weighted_table import UNIT, WeightedTable, from_units
 
 __all__ = ["Cells", "Part", "merge", "stack", "union"]
 
@@ -37,6 +44,7 @@ class Part(Protocol):
     def cells(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]: ...
     @property
     def n(self) -> int: ...
+    def _cell_units(self) -> NDArray[Any] | None: ...
 
 
 @dataclass(frozen=True)
@@ -127,13 +135,46 @@ def stack(parts: Sequence[Part]) -> Cells:
     )
 
 
-def merge(parts: Sequence[Part]) -> tuple[NDArray[Any], NDArray[Any], _native.Table]:
+def merge(
+    parts: Sequence[Part],
+) -> tuple[NDArray[Any], NDArray[Any], _native.Table | WeightedTable]:
     """(classes, clusters, table) of the union of disjoint samples, cells summed, classes and
-    clusters sorted by value."""
+    clusters sorted by value; a table of weighted cells when a part has real-valued cells."""
+    units = [p._cell_units() for p in parts]
     cells = stack(parts)
+    if any(u is not None for u in units):
+        return cells.classes, cells.clusters, _merge_units(parts, units, cells)
     table = _native.table_from_cells(
         int(cells.classes.size), int(cells.clusters.size), cells.rows, cells.cols, cells.counts
     )
     if table.nnz and int(table.cells()[2].max()) > _INT64_MAX:
         raise ValueError("a merged cell would count 2**63 samples or more (counts are int64)")
     return cells.classes, cells.clusters, table
+
+
+def _merge_units(
+    parts: Sequence[Part], units: list[NDArray[Any] | None], cells: Cells
+) -> _native.Table | WeightedTable:
+    """The table of the stacked cells summed exactly in units of ``2**-64``, rounded once."""
+    exact = [
+        p.cells[2].astype(object) * UNIT if u is None else u
+        for p, u in zip(parts, units, strict=True)
+    ]
+    shape = (int(cells.classes.size), int(cells.clusters.size))
+    key = cells.rows * max(shape[1], 1) + cells.cols
+    places, where = np.unique(key, return_inverse=True)
+    summed = np.zeros(places.size, dtype=object)
+    np.add.at(summed, where.reshape(-1), np.concatenate([np.empty(0, dtype=object), *exact]))
+    rows, cols = np.divmod(places, max(shape[1], 1))
+    keep = summed != 0
+    return from_units(shape, rows[keep].astype(np.int64), cols[keep].astype(np.int64), summed[keep])
+
+
+def no_units(what: str) -> ValueError:
+    """The refusal to merge a table scaled by class weights (``what`` names it)."""
+    return ValueError(
+        f"cannot merge {what} made with class_weight: its rows are scaled after counting, so"
+        " the merge would not be the table of the merged samples; merge the tables counted"
+        " without class_weight (sample_weight merges exactly) and weigh the classes of the"
+        " merged table"
+    )

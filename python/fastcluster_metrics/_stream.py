@@ -23,9 +23,8 @@ from . import _native
 from ._catalogue import resolve_all
 from ._contingency import Contingency
 from ._evaluate import Evaluation, scores
-from ._labels import check_missing, count_columns
+from ._labels import Table, check_missing, count_labels
 from ._merge import merge as merge_tables
-from ._params import check_array_like
 from ._readers import (
     ColumnTypeError,
     DataFile,
@@ -35,6 +34,8 @@ from ._readers import (
     open_file,
     read_again,
 )
+from ._weighted_table import UNIT, WeightedTable, from_units, scale_rows
+from ._weights import check_class_weight, class_factors
 
 __all__ = ["ContingencyAccumulator", "read_contingency"]
 
@@ -48,17 +49,25 @@ _PROGRESS_DELAY = 2.0
 @dataclass(frozen=True)
 class Partial:
     """A table keyed by label value: cell ``k`` counts ``counts[k]`` samples of class
-    ``classes[rows[k]]`` and cluster ``clusters[cols[k]]``. Labels are unique, in any order."""
+    ``classes[rows[k]]`` and cluster ``clusters[cols[k]]``. Labels are unique, in any order.
+    Weighted samples whose sums are not all whole numbers: ``counts`` are floats and ``units``
+    each cell's exact sum in units of ``2**-64`` (Python ints), which merges sum."""
 
     classes: NDArray[Any]
     clusters: NDArray[Any]
     rows: NDArray[np.int64]
     cols: NDArray[np.int64]
-    counts: NDArray[np.int64]
+    counts: NDArray[Any]
+    units: NDArray[Any] | None = None
 
     @property
-    def n(self) -> int:
+    def n(self) -> int | float:
+        if self.units is not None:
+            return int(self.units.sum()) / UNIT
         return int(self.counts.sum())
+
+    def _cell_units(self) -> NDArray[Any] | None:
+        return self.units
 
     @property
     def nnz(self) -> int:
@@ -69,34 +78,63 @@ class Partial:
         return self.rows, self.cols, self.counts
 
 
-def partial(labels_true: Any, labels_pred: Any, missing: str) -> Partial:
-    """The partial table of one chunk of labels, counted in one pass."""
-    table, true, pred = count_columns(labels_true, labels_pred, missing=missing, warn=False)
+def partial(
+    labels_true: Any,
+    labels_pred: Any,
+    missing: str,
+    sample_weight: Any = None,
+    func: str = "ContingencyAccumulator.update",
+) -> Partial:
+    """The partial table of one chunk of labels (and of its samples' weights), counted in one
+    pass; a chunk whose weights are all 0 gives the empty table."""
+    table, true, pred = count_labels(
+        func,
+        labels_true,
+        labels_pred,
+        missing,
+        warn=False,
+        sample_weight=sample_weight,
+        allow_zero=True,
+    )
+    return _of_table(table, true.labels(table.row_keys()), pred.labels(table.col_keys()))
+
+
+def _of_table(table: Table, classes: NDArray[Any], clusters: NDArray[Any]) -> Partial:
     rows, cols, counts = table.cells()
+    units = table.units if isinstance(table, WeightedTable) else None
     return Partial(
-        true.labels(table.row_keys()),
-        pred.labels(table.col_keys()),
+        classes,
+        clusters,
         rows.astype(np.int64),
         cols.astype(np.int64),
-        counts.astype(np.int64),
+        counts if units is not None else counts.astype(np.int64),
+        units,
     )
 
 
 def merge(parts: Sequence[Partial]) -> Partial:
     """One partial of the union of disjoint samples, classes and clusters sorted by value."""
     classes, clusters, table = merge_tables(parts)
-    rows, cols, counts = table.cells()
-    return Partial(
-        classes, clusters, rows.astype(np.int64), cols.astype(np.int64), counts.astype(np.int64)
-    )
+    return _of_table(table, classes, clusters)
 
 
-def to_contingency(part: Partial) -> Contingency:
-    """The public table of a merged partial (its labels sorted)."""
-    native = _native.table_from_cells(
-        int(part.classes.size), int(part.clusters.size), part.rows, part.cols, part.counts
-    )
-    return Contingency._of(native, part.classes, part.clusters)
+def to_contingency(
+    part: Partial, class_weight: Any = None, func: str = "read_contingency"
+) -> Contingency:
+    """The public table of a merged partial (its labels sorted), its rows then scaled by the
+    class weights (checked, :func:`._weights.check_class_weight`)."""
+    shape = (int(part.classes.size), int(part.clusters.size))
+    native: Table
+    if part.units is not None:
+        native = from_units(shape, part.rows, part.cols, part.units)
+    else:
+        native = _native.table_from_cells(shape[0], shape[1], part.rows, part.cols, part.counts)
+    classes, clusters = part.classes, part.clusters
+    if class_weight is not None and shape[0]:
+        factors = class_factors(func, class_weight, classes, native.row_sums())
+        native = scale_rows(native, factors)
+        classes, clusters = classes[native.row_keys()], clusters[native.col_keys()]
+    return Contingency._of(native, classes, clusters)
 
 
 class ContingencyAccumulator:
@@ -108,6 +146,12 @@ class ContingencyAccumulator:
     ``Contingency.from_labels`` on it. Chunks may hold labels that others lack: tables merge
     by label value. ``missing`` is as in every metric, applied chunk by chunk. Accumulators
     of disjoint samples merge with ``a + b``, and pickle.
+
+    ``update(..., sample_weight=w)`` weighs the chunk's samples as ``from_labels`` does; the
+    sums of weights are kept exactly, so the table equals ``from_labels`` on the whole with
+    its weights, however it was chunked. ``class_weight`` (as ``from_labels`` takes it) scales
+    the rows of :attr:`table`, the table of every chunk (``"balanced"``: by the classes'
+    totals over all chunks). An update that fails adds nothing.
 
     Examples
     --------
@@ -121,30 +165,41 @@ class ContingencyAccumulator:
     1.0
     """
 
-    __slots__ = ("_merged", "_missing", "_pending", "_pending_cells", "_table")
+    __slots__ = (
+        "_class_weight",
+        "_merged",
+        "_missing",
+        "_pending",
+        "_pending_cells",
+        "_table",
+    )
 
-    def __init__(self, *, missing: str = "raise") -> None:
+    def __init__(self, *, missing: str = "raise", class_weight: Any = None) -> None:
         self._missing = check_missing("ContingencyAccumulator", missing)
+        self._class_weight = check_class_weight("ContingencyAccumulator", class_weight)
         self._merged: Partial | None = None
         self._pending: list[Partial] = []
         self._pending_cells = 0
         self._table: Contingency | None = None
 
-    def update(self, labels_true: Any, labels_pred: Any) -> ContingencyAccumulator:
-        """Counts one chunk of samples (labels of the same samples, in the same order)."""
-        check_array_like(
-            "ContingencyAccumulator.update", labels_true=labels_true, labels_pred=labels_pred
-        )
-        self._add(partial(labels_true, labels_pred, self._missing))
+    def update(
+        self, labels_true: Any, labels_pred: Any, *, sample_weight: Any = None
+    ) -> ContingencyAccumulator:
+        """Counts one chunk of samples (labels of the same samples, in the same order, and
+        optionally their weights, one non-negative number per sample)."""
+        self._add(partial(labels_true, labels_pred, self._missing, sample_weight))
         return self
 
     def _add(self, part: Partial) -> None:
+        """Adds a partial: the state changes only once every step that can fail is done."""
+        pending = [*self._pending, part]
+        pending_cells = self._pending_cells + part.nnz
+        merged = self._merged
+        if pending_cells >= max(0 if merged is None else merged.nnz, _MIN_MERGE_CELLS):
+            merged = merge(pending if merged is None else [merged, *pending])
+            pending, pending_cells = [], 0
+        self._merged, self._pending, self._pending_cells = merged, pending, pending_cells
         self._table = None
-        self._pending.append(part)
-        self._pending_cells += part.nnz
-        merged_cells = 0 if self._merged is None else self._merged.nnz
-        if self._pending_cells >= max(merged_cells, _MIN_MERGE_CELLS):
-            self._compact()
 
     def _compact(self) -> Partial:
         if self._pending or self._merged is None:
@@ -154,15 +209,22 @@ class ContingencyAccumulator:
         return self._merged
 
     @property
-    def n(self) -> int:
-        """Number of samples counted so far."""
+    def n(self) -> int | float:
+        """Number of samples counted so far (with weights: their total, before class
+        weights)."""
+        if any(p.units is not None for p in self._pending) or (
+            self._merged is not None and self._merged.units is not None
+        ):
+            return self._compact().n
         return sum(p.n for p in self._pending) + (0 if self._merged is None else self._merged.n)
 
     @property
     def table(self) -> Contingency:
         """The :class:`Contingency` of every sample counted so far."""
         if self._table is None:
-            self._table = to_contingency(self._compact())
+            self._table = to_contingency(
+                self._compact(), self._class_weight, "ContingencyAccumulator"
+            )
         return self._table
 
     def evaluate(self, metrics: Iterable[str] | None = None) -> Evaluation:
@@ -177,7 +239,12 @@ class ContingencyAccumulator:
                 f"cannot merge accumulators with missing={self._missing!r} and"
                 f" missing={other._missing!r}"
             )
-        out = ContingencyAccumulator(missing=self._missing)
+        if other._class_weight != self._class_weight:
+            raise ValueError(
+                f"cannot merge accumulators with class_weight={self._class_weight!r} and"
+                f" class_weight={other._class_weight!r}"
+            )
+        out = ContingencyAccumulator(missing=self._missing, class_weight=self._class_weight)
         out._add(merge([self._compact(), other._compact()]))
         return out
 
@@ -185,10 +252,16 @@ class ContingencyAccumulator:
         return f"ContingencyAccumulator(n={self.n}, missing={self._missing!r})"
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"missing": self._missing, "partial": self._compact()}
+        return {
+            "missing": self._missing,
+            "class_weight": self._class_weight,
+            "partial": self._compact(),
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(missing=state["missing"])  # type: ignore[misc]
+        self.__init__(  # type: ignore[misc]
+            missing=state["missing"], class_weight=state.get("class_weight")
+        )
         self._merged = state["partial"]
 
 

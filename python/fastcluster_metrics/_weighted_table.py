@@ -20,7 +20,10 @@ from numpy.typing import NDArray
 
 from . import _native
 
-__all__ = ["NOT_COUNTS", "WeightedTable", "scale_rows"]
+__all__ = ["NOT_COUNTS", "UNIT", "WeightedTable", "from_units", "scale_rows"]
+
+UNIT = 1 << 64
+"""The core sums weights exactly in units of ``2**-64``: a count ``c`` is ``c * UNIT`` units."""
 
 NOT_COUNTS = (
     "is defined for counts only: the expected mutual information under the permutation"
@@ -46,6 +49,7 @@ class WeightedTable:
         "_row_sums",
         "_rows",
         "_shape",
+        "_units",
         "_values",
     )
 
@@ -55,8 +59,10 @@ class WeightedTable:
         cells: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[Any]],
         sums: tuple[NDArray[Any], NDArray[Any], float | int],
         keys: tuple[NDArray[Any], NDArray[Any]],
+        units: NDArray[Any] | None = None,
     ) -> None:
         self._shape = shape
+        self._units = units
         self._rows, self._cols, self._values = cells
         self._row_sums, self._col_sums, self._n = sums
         self._row_keys, self._col_keys = keys
@@ -71,13 +77,21 @@ class WeightedTable:
         """The table of the core's weighted count: its cells' places and keys from
         ``structure``, their sums from ``sums`` (as ``_native.count_weighted`` returns them)."""
         rows, cols, _ = structure.cells()
-        _, _, values, row_sums, col_sums, n = sums
+        hi, lo, values, row_sums, col_sums, n = sums
         return cls(
             structure.shape,
             (rows.astype(np.int64), cols.astype(np.int64), values),
             (row_sums, col_sums, float(n)),
             (structure.row_keys(), structure.col_keys()),
+            hi.astype(object) * UNIT + lo.astype(object),
         )
+
+    @property
+    def units(self) -> NDArray[Any] | None:
+        """Each cell's exact sum of weights in units of ``2**-64`` (Python ints, an object
+        array), for a table the core counted and merges of such tables; None for a table
+        scaled by class weights (which does not merge)."""
+        return self._units
 
     @property
     def integral(self) -> bool:
@@ -181,6 +195,7 @@ class WeightedTable:
             (rows[order], cols[order], self._values[order]),
             (self._row_sums[row_order], self._col_sums[col_order], self._n),
             (self._row_keys[row_order], self._col_keys[col_order]),
+            None if self._units is None else self._units[order],
         )
 
     def __repr__(self) -> str:
@@ -197,6 +212,37 @@ def _entropy(sizes: NDArray[np.float64], n: float) -> float:
     if s.size <= 1:
         return 0.0
     return max(0.0, math.log(n) - math.fsum((s * np.log(s)).tolist()) / n)
+
+
+def from_units(
+    shape: tuple[int, int], rows: NDArray[np.int64], cols: NDArray[np.int64], units: NDArray[Any]
+) -> _native.Table | WeightedTable:
+    """The table of cells given by their exact sums of weights (``units``, Python ints in units
+    of ``2**-64``; cells row-major, non-zero, each place once): each cell, row and column sum
+    and the total rounded once to the nearest float; the core's table of counts when every
+    cell is a whole number that fits int64. Keys are the row and column numbers."""
+    units = np.asarray(units, dtype=object)
+    exact = units.tolist()
+    if all(u % UNIT == 0 for u in exact) and max(exact, default=0) < 2**63 * UNIT:
+        counts = np.asarray([u // UNIT for u in exact], dtype=np.int64)
+        return _native.table_from_cells(shape[0], shape[1], rows, cols, counts)
+    row_units = np.zeros(shape[0], dtype=object)
+    col_units = np.zeros(shape[1], dtype=object)
+    np.add.at(row_units, rows, units)
+    np.add.at(col_units, cols, units)
+    return WeightedTable(
+        shape,
+        (rows, cols, _rounded(units)),
+        (_rounded(row_units), _rounded(col_units), int(row_units.sum()) / UNIT),
+        (np.arange(shape[0]), np.arange(shape[1])),
+        units,
+    )
+
+
+def _rounded(units: NDArray[Any]) -> NDArray[np.float64]:
+    """Sums in units of ``2**-64`` as the nearest floats (Python's int division rounds
+    correctly)."""
+    return np.asarray([u / UNIT for u in units.tolist()], dtype=np.float64)
 
 
 def scale_rows(table: _native.Table | WeightedTable, factors: list[float | int]) -> WeightedTable:
