@@ -329,3 +329,128 @@ def test_docstring_examples():
     result = doctest.testmod(_stream, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+# --- weights ---------------------------------------------------------------------------------
+
+
+def _weights(n, seed=5):
+    """Real weights of magnitudes far apart: float sums of rounded chunk sums would differ."""
+    rng = np.random.default_rng(seed)
+    return rng.random(n) * 10.0 ** rng.integers(-6, 7, n)
+
+
+@pytest.mark.parametrize("n_chunks", [1, 2, 7, 50])
+@pytest.mark.parametrize("class_weight", [None, "balanced", {"B": 3, "T": 0.5}])
+def test_weighted_chunks_equal_one_weighted_call(n_chunks, class_weight):
+    rng = np.random.default_rng(n_chunks)
+    n = 2000
+    t, p, w = CELL_TYPES[rng.integers(0, 6, n)], rng.integers(0, 9, n), _weights(n)
+    acc = fcm.ContingencyAccumulator(class_weight=class_weight)
+    for ct, cp, cw in chunked(n_chunks, t, p, w):
+        acc.update(ct, cp, sample_weight=cw)
+    want = fcm.Contingency.from_labels(t, p, sample_weight=w, class_weight=class_weight)
+    assert acc.table.weighted
+    assert_same_table(acc.table, want)
+    assert acc.table == want
+    np.testing.assert_array_equal(acc.table.class_sizes, want.class_sizes)
+    if class_weight is None:
+        assert acc.n == want.n
+
+
+def test_weighted_and_unweighted_chunks_and_merged_accumulators():
+    rng = np.random.default_rng(3)
+    n = 900
+    t, p = rng.integers(0, 4, n), rng.integers(0, 5, n)
+    w = np.ones(n)
+    w[300:600] = _weights(300)
+    a = fcm.ContingencyAccumulator().update(t[:300], p[:300])  # counts
+    a.update(t[300:600], p[300:600], sample_weight=w[300:600])
+    b = fcm.ContingencyAccumulator().update(t[600:], p[600:], sample_weight=np.zeros(300))
+    b.update(t[600:], p[600:], sample_weight=w[600:])  # the zero chunk added nothing
+    b = pickle.loads(pickle.dumps(b))
+    want = fcm.Contingency.from_labels(t, p, sample_weight=w)
+    assert (a + b).table == want
+    assert (b + a).table == want
+    with pytest.raises(ValueError, match="class_weight"):
+        a + fcm.ContingencyAccumulator(class_weight="balanced")
+
+
+def test_a_failed_update_adds_nothing(monkeypatch):
+    monkeypatch.setattr(_stream, "_MIN_MERGE_CELLS", 0)  # every update merges
+    acc = fcm.ContingencyAccumulator().update([1, 2, 2], [0, 0, 1], sample_weight=[0.5, 1, 2])
+    before = acc.table
+    with pytest.raises(ValueError, match="sample_weight"):
+        acc.update([1, 2], [0, 1], sample_weight=[1.0, -1.0])
+    with pytest.raises(TypeError, match="cannot be sorted"):  # fails in the merge
+        acc.update(["w", "x", "y", "z"], [0, 1, 2, 3], sample_weight=[1.0] * 4)
+    assert acc.table == before
+    assert acc.n == 3.5
+    acc.update([2], [1], sample_weight=[0.25])
+    want = fcm.Contingency.from_labels([1, 2, 2, 2], [0, 0, 1, 1], sample_weight=[0.5, 1, 2, 0.25])
+    assert acc.table == want
+
+
+@pytest.mark.parametrize("name", ["cells.parquet", "cells.csv", "cells.arrow"])
+@pytest.mark.parametrize("batch_size", [700, 20_000])
+@pytest.mark.parametrize("class_weight", [None, "balanced"])
+def test_files_with_a_weight_column(tmp_path, cells, name, batch_size, class_weight):
+    frame = cells.assign(weight=_weights(len(cells)))
+    path = write(frame, tmp_path / name)
+    got = fcm.read_contingency(
+        path,
+        "cell_type",
+        "leiden",
+        weights="weight",
+        batch_size=batch_size,
+        class_weight=class_weight,
+        progress=False,
+    )
+    want = fcm.Contingency.from_labels(
+        frame["cell_type"],
+        frame["leiden"],
+        sample_weight=frame["weight"],
+        class_weight=class_weight,
+    )
+    assert got.weighted
+    assert_same_table(got, want)
+    assert got == want
+
+
+def test_weight_column_with_missing_labels_dropped(tmp_path, cells):
+    frame = cells.assign(weight=_weights(len(cells)))
+    path = write(frame, tmp_path / "cells.parquet")
+    got = fcm.read_contingency(
+        path,
+        "cell_type",
+        "louvain",
+        weights="weight",
+        missing="drop",
+        batch_size=999,
+        progress=False,
+    )
+    want = fcm.Contingency.from_labels(
+        frame["cell_type"], frame["louvain"], sample_weight=frame["weight"], missing="drop"
+    )
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    ("value", "what"),
+    [(-1.0, "the weight -1.0"), (float("nan"), "a missing weight"), ("heavy", "'heavy'")],
+)
+@pytest.mark.parametrize("name", ["cells.csv", "cells.parquet"])
+def test_bad_weights_name_the_file_the_column_and_the_row(tmp_path, value, what, name):
+    frame = pd.DataFrame({"t": ["a", "b"] * 50, "p": [0, 1] * 50, "w": [1.5] * 100}).astype(
+        {"w": object}
+    )
+    frame.loc[60, "w"] = value
+    if name.endswith(".parquet"):
+        frame = frame.astype({"w": str if isinstance(value, str) else float})
+    path = tmp_path / name
+    frame.to_csv(path, index=False) if name.endswith(".csv") else frame.to_parquet(path)
+    with pytest.raises(ValueError) as e:
+        fcm.read_contingency(path, "t", "p", weights="w", batch_size=16, progress=False)
+    message = str(e.value)
+    assert message.startswith(f"{path}: column 'w' holds {what}")
+    assert "data row 61" in message

@@ -62,6 +62,7 @@ __all__ = [
     "MissingColumnError",
     "MissingLabelsError",
     "Progress",
+    "WeightColumnError",
     "check_batch_size",
     "check_complete",
     "check_encoding",
@@ -71,6 +72,7 @@ __all__ = [
     "missing_at",
     "open_file",
     "read_again",
+    "weight_values",
 ]
 
 FORMATS = {
@@ -262,6 +264,11 @@ class MissingLabelsError(FileError, ValueError):
         return self.describe()
 
 
+class WeightColumnError(FileError, ValueError):
+    """A column of sample weights with a value that is not a non-negative finite number (text,
+    missing, negative, NaN, infinite), named with its row."""
+
+
 class MissingDependencyError(FileError, ImportError):
     """The library that reads a format is not installed."""
 
@@ -430,6 +437,58 @@ def check_complete(
         at = missing_at(values)
         if at is not None:
             raise MissingLabelsError(file, name, offset + at + 1, where)
+
+
+def weight_values(
+    file: str | None, column: str, values: Any, offset: int = 0, where: str = "data row"
+) -> Any:
+    """A column of sample weights (an Arrow array or pandas Series) as a NumPy array of
+    numbers, or the :class:`WeightColumnError` of its first value that is not a non-negative
+    finite number, naming the file, the column and the row (``offset`` rows came before)."""
+
+    def refuse(at: int, what: str) -> WeightColumnError:
+        return WeightColumnError(
+            f"{file + ': ' if file else ''}column {column!r} holds {what} in {where}"
+            f" {offset + at + 1:,}; sample weights are non-negative finite numbers"
+        )
+
+    at_missing = missing_at(values)
+    if at_missing is not None:
+        raise refuse(at_missing, "a missing weight")
+    if hasattr(values, "null_count"):  # Arrow
+        import pyarrow as pa
+
+        numeric = values.type
+        if pa.types.is_integer(numeric) or pa.types.is_floating(numeric):
+            array = values.to_numpy(zero_copy_only=False)
+        elif pa.types.is_boolean(numeric):
+            array = values.to_numpy(zero_copy_only=False).astype(np.int64)
+        else:
+            array = _numbers(values.to_pylist(), refuse)
+    else:  # pandas (an AnnData file's obs)
+        array = np.asarray(values)
+        if array.dtype.kind == "b":
+            array = array.astype(np.int64)
+        elif array.dtype.kind not in "iuf":
+            array = _numbers(array.tolist(), refuse)
+    bad = np.flatnonzero(~np.isfinite(array) | (array < 0)) if array.size else array
+    if bad.size:
+        raise refuse(int(bad[0]), f"the weight {array[int(bad[0])].item()!r}")
+    return array
+
+
+def _numbers(values: list[Any], refuse: Any) -> Any:
+    """Text (or other values) as float64 weights, or ``refuse``'s error of the first that is
+    not a number."""
+    out = np.empty(len(values), dtype=np.float64)
+    for i, value in enumerate(values):
+        try:
+            if isinstance(value, bool):
+                raise TypeError
+            out[i] = float(value)
+        except (TypeError, ValueError):
+            raise refuse(i, f"{value!r} (not a number)") from None
+    return out
 
 
 def _refused_kind(arrow_type: Any) -> str | None:

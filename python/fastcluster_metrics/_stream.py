@@ -33,6 +33,7 @@ from ._readers import (
     check_complete,
     open_file,
     read_again,
+    weight_values,
 )
 from ._weighted_table import UNIT, WeightedTable, from_units, scale_rows
 from ._weights import check_class_weight, class_factors
@@ -278,6 +279,8 @@ def read_contingency(
     missing: str = "raise",
     progress: bool = True,
     encoding: str = "utf-8",
+    weights: str | None = None,
+    class_weight: str | dict[Any, float] | None = None,
 ) -> Contingency:
     """The contingency table of two columns of a Parquet, CSV or Arrow IPC file, streamed in
     batches of about ``batch_size`` rows (memory bounded by a batch and the table), or of the
@@ -309,6 +312,12 @@ def read_contingency(
     The result equals ``Contingency.from_labels`` on the two whole columns; a file with a
     header but no rows gives the empty table, as ``Contingency.from_labels([], [])`` does.
 
+    ``weights`` names a column of sample weights (numbers, read like the label columns):
+    the result then equals ``from_labels(..., sample_weight=column)``, exactly, whatever the
+    batches; a value in it that is missing, text, negative, NaN or infinite raises
+    ``ValueError`` naming the file, the column and the row. ``class_weight`` (as
+    ``from_labels`` takes it) scales the rows of the table of the whole file.
+
     Errors name the file (and the column): a file that is not there (or a directory) raises
     ``FileNotFoundError``, a column that is not in it a ``KeyError``, a format that cannot be
     told, an unknown ``encoding``, an empty file (0 bytes), text that is not in the file's
@@ -330,8 +339,10 @@ def read_contingency(
     """
     file = open_file(path, format, encoding=encoding)
     missing = check_missing("read_contingency", missing)
+    class_weight = check_class_weight("read_contingency", class_weight)
     check_batch_size(batch_size)
-    return to_contingency(read_partial(file, truth, pred, batch_size, missing, progress))
+    part = read_partial(file, truth, pred, batch_size, missing, progress, weights=weights)
+    return to_contingency(part, class_weight)
 
 
 def read_partial(
@@ -342,14 +353,15 @@ def read_partial(
     missing: str,
     progress: bool = False,
     row_groups: Sequence[int] | None = None,
+    weights: str | None = None,
 ) -> Partial:
     """The merged partial table of two columns of a file (of some of its Parquet row groups,
-    in a run: their rows are numbered from the first's in the message of a missing label).
-    A CSV column whose later rows do not fit the type of its first ones is read again as
-    text, from the start."""
+    in a run: their rows are numbered from the first's in the message of a missing label),
+    its samples weighted by the column ``weights`` if given. A CSV column whose later rows do
+    not fit the type of its first ones is read again as text, from the start."""
     while True:
         try:
-            return _partial(file, truth, pred, batch_size, missing, progress, row_groups)
+            return _partial(file, truth, pred, batch_size, missing, progress, row_groups, weights)
         except ColumnTypeError as e:
             file = read_again(file, e)
 
@@ -362,18 +374,20 @@ def _partial(
     missing: str,
     progress: bool,
     row_groups: Sequence[int] | None,
+    weights: str | None = None,
 ) -> Partial:
     offset = 0 if row_groups is None or not row_groups else file.rows_before(min(row_groups))
     batches = file.batches(
-        [truth, pred],
+        [truth, pred] if weights is None else [truth, pred, weights],
         int(batch_size),
         row_groups=row_groups,
         progress=Progress(_PROGRESS_DELAY) if progress else None,
     )
     acc = ContingencyAccumulator(missing=missing)
     for batch in batches:
+        w = None if weights is None else weight_values(file.name, weights, batch[weights], offset)
         if missing == "raise":  # the error that names the file, the column and the row
-            check_complete(file.name, batch, offset)
-            offset += len(batch[truth])
-        acc.update(batch[truth], batch[pred])
+            check_complete(file.name, {truth: batch[truth], pred: batch[pred]}, offset)
+        offset += len(batch[truth])
+        acc.update(batch[truth], batch[pred], sample_weight=w)
     return acc._compact()
