@@ -860,3 +860,112 @@ def test_a_column_that_changes_type_is_read_again_as_text(data, cli):
             " first rows; after data row "
         )
         assert err.endswith(" it holds '7a'; reading it again as text\n")
+
+
+# --- weights ------------------------------------------------------------------------------------
+
+
+def _weighted(root):
+    """The frame with a column of real weights (magnitudes far apart), as CSV and Parquet."""
+    frame = _frame()
+    rng = np.random.default_rng(3)
+    frame["w"] = rng.random(N) * 10.0 ** rng.integers(-5, 6, N)
+    frame.to_csv(root / "weighted.csv", index=False)
+    frame.to_parquet(root / "weighted.parquet", row_group_size=64)
+    return frame
+
+
+@pytest.mark.parametrize("name", ["weighted.csv", "weighted.parquet"])
+def test_weights_column_scores_equal_the_python_api(tmp_path, name):
+    frame = _weighted(tmp_path)
+    args = ["--truth", "cell_type", "--pred", "leiden_a", "--pred", "leiden_b", "--weights", "w"]
+    out = run(tmp_path, name, *args, "--format", "json", "--chunk-rows", "50")
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    want = _expected(frame, sample_weight=frame["w"])
+    doc = json.loads(out.stdout)
+    for pred, row in want.iterrows():
+        got = doc["predictions"][pred]
+        table = fcm.Contingency.from_labels(
+            frame["cell_type"], frame[pred], sample_weight=frame["w"]
+        )
+        assert got["n"] == table.n
+        for metric, value in row.items():  # exactly: the chunks' tables merge exactly
+            assert got["scores"][metric] == (None if math.isnan(value) else value), metric
+    assert doc["predictions"]["leiden_a"]["scores"]["adjusted_mutual_info_score"] is None
+
+
+def test_weights_column_of_the_truth_file_when_joined(tmp_path):
+    frame = _weighted(tmp_path)
+    frame[["cell", "cell_type", "w"]].to_csv(tmp_path / "truth.csv", index=False)
+    frame[["cell", "leiden_a"]].sample(frac=1.0, random_state=2).to_csv(
+        tmp_path / "pred.csv", index=False
+    )
+    out = run(
+        tmp_path,
+        "truth.csv",
+        "pred.csv",
+        "--on",
+        "cell",
+        "--truth",
+        "cell_type",
+        "--pred",
+        "leiden_a",
+        "--weights",
+        "w",
+        "--format",
+        "json",
+        "--metrics",
+        "ari,nmi",
+    )
+    assert out.returncode == 0, out.stderr
+    scores = json.loads(out.stdout)["predictions"]["leiden_a"]["scores"]
+    w = frame["w"]
+    assert scores["adjusted_rand_score"] == fcm.adjusted_rand_score(
+        frame["cell_type"], frame["leiden_a"], sample_weight=w
+    )
+    assert scores["normalized_mutual_info_score"] == fcm.normalized_mutual_info_score(
+        frame["cell_type"], frame["leiden_a"], sample_weight=w
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "what"),
+    [(-2.0, "the weight -2.0"), ("heavy", "'heavy' (not a number)"), (None, "a missing weight")],
+)
+@pytest.mark.parametrize("name", ["weighted.csv", "weighted.parquet"])
+def test_a_bad_weight_is_one_line_naming_the_file_and_column(tmp_path, value, what, name):
+    frame = _frame().assign(w=1.5).astype({"w": object})
+    frame.loc[120, "w"] = value
+    if name.endswith(".csv"):
+        frame.to_csv(tmp_path / name, index=False)
+    else:
+        frame.astype({"w": str if isinstance(value, str) else float}).to_parquet(tmp_path / name)
+    out = run(tmp_path, name, "--truth", "cell_type", "--pred", "leiden_a", "--weights", "w")
+    assert out.returncode == 1
+    assert out.stdout == ""
+    assert out.stderr == (
+        f"fastcluster-metrics: error: {name}: column 'w' holds {what} in data row 121;"
+        " sample weights are non-negative finite numbers\n"
+    )
+
+
+def test_weights_usage_errors(tmp_path):
+    _weighted(tmp_path)
+    out = run(
+        tmp_path, "weighted.csv", "--truth", "cell_type", "--pred", "leiden_a", "--weights", "nope"
+    )
+    assert out.returncode == 1
+    assert out.stderr.count("\n") == 1 and "no weights column 'nope'" in out.stderr
+    out = run(
+        tmp_path,
+        "weighted.csv",
+        "--truth",
+        "cell_type",
+        "--pred",
+        "leiden_a",
+        "--weights",
+        "leiden_*",
+    )
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "--weights leiden_* names 2 columns" in out.stderr

@@ -51,6 +51,7 @@ from ._readers import (
     missing_at,
     open_file,
     read_again,
+    weight_values,
 )
 
 __all__ = ["main", "resolve_metrics"]
@@ -209,6 +210,10 @@ def _as_text(values: Any) -> Any:
     return values.fillna(NA_LABEL)
 
 
+Chunk = tuple[Any, list[Any], Any]
+"""The truth, the predictions and the samples' weights (None: unweighted) of some rows."""
+
+
 @dataclass
 class Plan:
     """What to score: the truth, the predictions, and where their labels come from."""
@@ -216,26 +221,38 @@ class Plan:
     truth: str
     preds: list[str]
     sources: list[DataFile]
-    chunks: Iterator[tuple[Any, list[Any]]]
+    chunks: Iterator[Chunk]
     streamed: bool
     """Whether the labels come in several chunks (merged by label value)."""
-    again: Callable[[DataFile], Iterator[tuple[Any, list[Any]]]] | None = None
+    again: Callable[[DataFile], Iterator[Chunk]] | None = None
     """The chunks of one file read again from the start (one source), or None."""
+    weights: str | None = None
+    """The column of sample weights (of the truth's file), or None."""
 
 
 def _chunks(
-    source: DataFile, truth: str, preds: list[str], missing: str, rows: int, show: bool
-) -> Iterator[tuple[Any, list[Any]]]:
+    source: DataFile,
+    truth: str,
+    preds: list[str],
+    missing: str,
+    rows: int,
+    show: bool,
+    weights: str | None = None,
+) -> Iterator[Chunk]:
     offset = 0
     text = missing == "cluster" and source.streamed
-    for chunk in _batches(source, [truth, *preds], rows, show):
-        if missing == "raise":
-            with _reading(source):
-                check_complete(source.name, chunk, offset)
+    columns = [truth, *preds] if weights is None else [truth, *preds, weights]
+    for chunk in _batches(source, columns, rows, show):
+        w = None
+        with _reading(source):
+            if weights is not None:
+                w = weight_values(source.name, weights, chunk[weights], offset)
+            if missing == "raise":
+                check_complete(source.name, {c: chunk[c] for c in (truth, *preds)}, offset)
         if text:
-            chunk = {name: _as_text(values) for name, values in chunk.items()}
+            chunk = {name: _as_text(chunk[name]) for name in (truth, *preds)}
         offset += len(chunk[truth])
-        yield chunk[truth], [chunk[p] for p in preds]
+        yield chunk[truth], [chunk[p] for p in preds], w
 
 
 def _joined(
@@ -245,10 +262,13 @@ def _joined(
     preds: list[str],
     on: tuple[str, str] | None,
     args: Any,
-) -> tuple[Any, list[Any]]:
-    """The truth of one file and the predictions of another, matched by id or by position."""
+    weights: str | None = None,
+) -> Chunk:
+    """The truth (and the weights) of one file and the predictions of another, matched by id
+    or by position."""
     show = _show_progress(args)
-    left = _frame(first, [truth] if on is None else [on[0], truth], args.chunk_rows, show)
+    wanted = [truth] if weights is None else [truth, weights]
+    left = _frame(first, wanted if on is None else [on[0], *wanted], args.chunk_rows, show)
     right = _frame(second, preds if on is None else [on[1], *preds], args.chunk_rows, show)
     if on is None:
         if len(left) != len(right):
@@ -256,7 +276,7 @@ def _joined(
                 f"length mismatch: {first.name} has {len(left):,} rows and {second.name} has"
                 f" {len(right):,}; pass --on COLUMN to join the files on an id column"
             )
-        return left[truth], [right[p] for p in preds]
+        return left[truth], [right[p] for p in preds], _weights_of(first, left, weights)
     keys = []
     for source, frame, column in ((first, left, on[0]), (second, right, on[1])):
         absent = frame[column].isna().to_numpy()
@@ -287,7 +307,15 @@ def _joined(
             file=sys.stderr,
         )
     left, right = left.loc[common], right.loc[common]
-    return left[truth], [right[p] for p in preds]
+    return left[truth], [right[p] for p in preds], _weights_of(first, left, weights, "joined row")
+
+
+def _weights_of(source: DataFile, frame: Any, weights: str | None, where: str = "data row") -> Any:
+    """The weight column of a file read whole, checked (None without one)."""
+    if weights is None:
+        return None
+    with _reading(source):
+        return weight_values(source.name, weights, frame[weights], 0, where)
 
 
 def _show_progress(args: Any) -> bool:
@@ -306,26 +334,32 @@ def plan(args: Any) -> Plan:
         raise CliError(f"--truth {args.truth} names {len(truths)} columns; give one", 2)
     truth = truths[0]
     preds = _find(second, args.pred, "pred")
+    weights = None
+    if args.weights is not None:
+        found = _find(first, args.weights, "weights")
+        if len(found) != 1:
+            raise CliError(f"--weights {args.weights} names {len(found)} columns; give one", 2)
+        weights = found[0]
     on = None
     if args.on is not None:
         left_id, _, right_id = args.on.partition("=")
         on = (_find(first, left_id, "id")[0], _find(second, right_id or left_id, "id")[0])
     if len(sources) == 1:
 
-        def chunks(source: DataFile) -> Iterator[tuple[Any, list[Any]]]:
+        def chunks(source: DataFile) -> Iterator[Chunk]:
             return _chunks(
-                source, truth, preds, args.missing, args.chunk_rows, _show_progress(args)
+                source, truth, preds, args.missing, args.chunk_rows, _show_progress(args), weights
             )
 
-        return Plan(truth, preds, sources, chunks(first), first.streamed, chunks)
-    labels = _joined(first, second, truth, preds, on, args)
+        return Plan(truth, preds, sources, chunks(first), first.streamed, chunks, weights)
+    labels = _joined(first, second, truth, preds, on, args, weights)
     if args.missing == "raise":
         for name, values in ((truth, labels[0]), *zip(preds, labels[1], strict=True)):
             at = missing_at(values)
             if at is not None:
                 error = MissingLabelsError(None, name, at + 1, "joined row")
                 raise CliError(error.describe(cli=True))
-    return Plan(truth, preds, sources, iter([labels]), False)
+    return Plan(truth, preds, sources, iter([labels]), False, weights=weights)
 
 
 def count(plan: Plan, missing: str) -> list[Contingency]:
@@ -344,11 +378,15 @@ def count(plan: Plan, missing: str) -> list[Contingency]:
 def _count(plan: Plan, missing: str) -> list[Contingency]:
     tables: dict[int, Contingency] = {}
     rows = 0
-    for truth, preds in plan.chunks:
+    for truth, preds, weights in plan.chunks:
         rows += len(truth)
+        if weights is not None and not weights.any():
+            continue  # (rows that all weigh 0 add nothing)
         for i, (name, labels) in enumerate(zip(plan.preds, preds, strict=True)):
             try:
-                table = Contingency.from_labels(truth, labels, missing=missing)
+                table = Contingency.from_labels(
+                    truth, labels, missing=missing, sample_weight=weights
+                )
                 tables[i] = tables[i] + table if i in tables else table
             except (ValueError, TypeError) as e:
                 raise CliError(f"scoring {name!r} against {plan.truth!r}: {_first_line(e)}") from e
@@ -358,7 +396,11 @@ def _count(plan: Plan, missing: str) -> list[Contingency]:
             raise CliError(
                 f"no samples to compare {name!r} with {plan.truth!r}"
                 + (
-                    " (every row has a missing label)"
+                    (
+                        " (every row has a missing label or weighs 0)"
+                        if plan.weights is not None
+                        else " (every row has a missing label)"
+                    )
                     if rows
                     else f" ({files} {'has' if len(plan.sources) == 1 else 'have'} no rows)"
                 )
@@ -576,6 +618,12 @@ def parser() -> Parser:
         choices=("raise", "drop", "cluster"),
         default="raise",
         help="missing labels: an error (default), leave those rows out, or one more label",
+    )
+    p.add_argument(
+        "--weights",
+        metavar="COL",
+        help="a column of sample weights (of the truth's file): non-negative numbers, each row"
+        " counted as that many samples (default: every row counts 1)",
     )
     p.add_argument(
         "--on",
