@@ -124,3 +124,57 @@ def test_docstring_examples():
     result = doctest.testmod(_anndata, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+# --- weights ---------------------------------------------------------------------------------
+
+
+def _weighted_adata():
+    obs = _obs()
+    rng = np.random.default_rng(8)
+    obs["size"] = rng.random(N) * 10.0 ** rng.integers(-3, 4, N)  # metacell sizes, say
+    return anndata.AnnData(obs=obs)
+
+
+def test_weights_column_scores_as_sample_weight(tmp_path):
+    adata = _weighted_adata()
+    want = fcm.compare_many(
+        adata.obs["cell_type"],
+        {p: adata.obs[p] for p in ["leiden_0.5", "leiden_1.0"]},
+        sample_weight=adata.obs["size"].to_numpy(),
+    )
+    unweighted = fcm.evaluate_adata(adata, "cell_type", "leiden_*")
+    for source in (adata, adata.obs):
+        got = fcm.evaluate_adata(source, "cell_type", "leiden_*", weights="size")
+        pd.testing.assert_frame_equal(got, want)
+    assert not got.equals(unweighted)
+    assert got["adjusted_mutual_info_score"].isna().all()  # real weights: no AMI
+    path = tmp_path / "weighted.h5ad"
+    adata.write_h5ad(path)
+    pd.testing.assert_frame_equal(
+        fcm.evaluate_adata(path, "cell_type", "leiden_*", weights="size"), want
+    )
+
+
+def test_whole_weights_are_repeated_cells():
+    obs = _obs()
+    obs["copies"] = np.random.default_rng(1).integers(0, 4, N)
+    got = fcm.evaluate_adata(obs, "cell_type", "leiden_0.5", weights="copies")
+    repeated = obs.loc[obs.index.repeat(obs["copies"])]
+    want = fcm.evaluate_adata(repeated.reset_index(drop=True), "cell_type", "leiden_0.5")
+    pd.testing.assert_frame_equal(got, want)
+
+
+def test_bad_weights_column():
+    obs = _obs().assign(size=1.0)
+    obs.loc[obs.index[7], "size"] = -3.0
+    with pytest.raises(ValueError, match=r"column 'size' holds the weight -3.0 in data row 8"):
+        fcm.evaluate_adata(obs, "cell_type", "leiden_0.5", weights="size")
+    with pytest.raises(
+        ValueError, match=r"column 'cell_type' holds 'mono' \(not a number\) in data row 1"
+    ):
+        fcm.evaluate_adata(obs, "cell_type", "leiden_0.5", weights="cell_type")
+    with pytest.raises(KeyError, match="no weights column 'sizes'"):
+        fcm.evaluate_adata(obs, "cell_type", "leiden_0.5", weights="sizes")
+    with pytest.raises(TypeError, match="weights is the name of one column"):
+        fcm.evaluate_adata(obs, "cell_type", "leiden_0.5", weights=["size"])

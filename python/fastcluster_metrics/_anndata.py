@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ._many import compare_many
-from ._readers import find_columns, open_file
+from ._readers import find_columns, open_file, weight_values
 
 __all__ = ["evaluate_adata"]
 
@@ -29,8 +29,11 @@ def _obs(adata: Any) -> Any:
     return obs
 
 
-def _from_file(path: str | os.PathLike[str], truth: str, pred: str | Iterable[str]) -> Any:
-    """The truth column and the prediction columns of an AnnData file's obs."""
+def _from_file(
+    path: str | os.PathLike[str], truth: str, pred: str | Iterable[str], weights: str | None
+) -> Any:
+    """The truth column, the prediction columns and the weights (checked; None without a
+    column) of an AnnData file's obs."""
     file = open_file(path)
     if file.streamed:
         raise ValueError(
@@ -39,8 +42,13 @@ def _from_file(path: str | os.PathLike[str], truth: str, pred: str | Iterable[st
         )
     (truth_name,) = file.find(truth, "truth")
     names = file.find(pred, "pred")
-    columns = next(file.batches([truth_name, *names], 1))
-    return columns[truth_name], {name: columns[name] for name in names}
+    wanted = [truth_name, *names]
+    if weights is not None:
+        (weights,) = file.find(weights, "weights", patterns=False)
+        wanted.append(weights)
+    columns = next(file.batches(wanted, 1))
+    w = None if weights is None else weight_values(file.name, weights, columns[weights])
+    return columns[truth_name], {name: columns[name] for name in names}, w
 
 
 def evaluate_adata(
@@ -50,6 +58,7 @@ def evaluate_adata(
     metrics: Iterable[str] | None = None,
     *,
     missing: str = "raise",
+    weights: str | None = None,
 ) -> Any:
     """Scores of ``adata.obs`` columns against a reference column, as a pandas DataFrame.
 
@@ -68,6 +77,10 @@ def evaluate_adata(
         The measures (names as :func:`evaluate`); all by default.
     missing
         ``"raise"`` (default), ``"drop"`` or ``"cluster"``, as every metric's ``missing=``.
+    weights
+        The column of sample weights (such as a metacell's size), as ``sample_weight=`` of
+        every measure; a value that is missing, text, negative or not finite raises
+        ``ValueError`` naming the column and the row.
 
     Returns
     -------
@@ -99,12 +112,22 @@ def evaluate_adata(
     """
     if not isinstance(truth, str):
         raise TypeError(f"truth is the name of one column; got {truth!r}")
+    if weights is not None and not isinstance(weights, str):
+        raise TypeError(f"weights is the name of one column; got {weights!r}")
     if isinstance(adata, (str, os.PathLike)):
-        labels, predictions = _from_file(adata, truth, pred)
-        return compare_many(labels, predictions, metrics, missing=missing)
+        labels, predictions, w = _from_file(adata, truth, pred, weights)
+        return compare_many(labels, predictions, metrics, missing=missing, sample_weight=w)
     obs = _obs(adata)
     (truth_name,) = find_columns(obs.columns, truth, "truth")
     names = find_columns(obs.columns, pred, "pred")
+    w = None
+    if weights is not None:
+        (weights,) = find_columns(obs.columns, [weights], "weights", patterns=False)
+        w = weight_values(None, weights, obs[weights])
     return compare_many(
-        obs[truth_name], {name: obs[name] for name in names}, metrics, missing=missing
+        obs[truth_name],
+        {name: obs[name] for name in names},
+        metrics,
+        missing=missing,
+        sample_weight=w,
     )
