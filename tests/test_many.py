@@ -200,3 +200,54 @@ def test_pairwise_bad_arguments():
         fcm.pairwise(np.array([0, 1, 1]))
     with pytest.raises(fcm.InvalidParameterError, match="'missing' parameter of pairwise"):
         fcm.pairwise({"a": [0, 1]}, missing="skip")
+
+
+# --- pairwise with sample weights ------------------------------------------------------------
+
+
+def _exact_pair(metric, a, b, **kw):
+    """The function of that name on one pair (ValueError's type if it refuses)."""
+    try:
+        return _per_pair(metric, a, b, **kw)
+    except ValueError:
+        return ValueError
+
+
+@pytest.mark.parametrize("missing", ["raise", "drop", "cluster"])
+def test_pairwise_with_sample_weight_equals_the_function_of_each_pair(missing):
+    rng = np.random.default_rng(9)
+    n = 300
+    named = {
+        "fine": rng.integers(0, 9, n),
+        "coarse": rng.integers(0, 3, n),
+        "types": np.array(["T", "B", "NK", "mono"], dtype=object)[rng.integers(0, 4, n)],
+    }
+    if missing != "raise":
+        named["types"][rng.random(n) < 0.1] = None
+    w = rng.random(n) * 10.0 ** rng.integers(-3, 4, n)
+    for metric in ALL_METRICS:
+        want = {
+            (a, b): _exact_pair(metric, named[a], named[b], sample_weight=w, missing=missing)
+            for a in named
+            for b in named
+        }
+        got = fcm.pairwise(named, metric=metric, missing=missing, sample_weight=w)
+        for (a, b), value in want.items():
+            if value is ValueError:  # the adjusted mutual information of real weights: NaN,
+                assert np.isnan(got.loc[a, b]), (metric, a, b)  # as compare_many gives
+            else:
+                same = got.loc[a, b] == value or (np.isnan(value) and np.isnan(got.loc[a, b]))
+                assert same, (metric, a, b)
+    unweighted = fcm.pairwise(named, missing=missing)
+    assert not fcm.pairwise(named, missing=missing, sample_weight=w).equals(unweighted)
+
+
+def test_pairwise_with_whole_weights_is_repeated_samples():
+    rng = np.random.default_rng(10)
+    named = {"a": rng.integers(0, 4, 100), "b": rng.integers(0, 5, 100)}
+    w = rng.integers(0, 4, 100)
+    got = fcm.pairwise(named, metric="adjusted_mutual_info_score", sample_weight=w)
+    repeated = {k: np.repeat(v, w) for k, v in named.items()}
+    pd.testing.assert_frame_equal(got, fcm.pairwise(repeated, metric="adjusted_mutual_info_score"))
+    with pytest.raises(ValueError, match="pairwise: sample_weight has 3 values for 100 samples"):
+        fcm.pairwise(named, sample_weight=[1, 2, 3])

@@ -17,6 +17,7 @@ from ._labels import (
     _as_array,
     _check_shapes,
     _column,
+    _count,
     _missing_advice,
     _shape,
     _special,
@@ -24,6 +25,8 @@ from ._labels import (
     count_many,
 )
 from ._params import check_array_like
+from ._weighted_table import WeightedTable
+from ._weights import check_sample_weight
 
 __all__ = ["compare_many", "pairwise"]
 
@@ -93,8 +96,10 @@ def compare_many(
 # --- pairwise --------------------------------------------------------------------------------
 
 
-def _transpose(table: _native.Table) -> _native.Table:
+def _transpose(table: _native.Table | WeightedTable) -> _native.Table | WeightedTable:
     """The table with the roles of the labelings swapped (O(non-zero cells), no recount)."""
+    if isinstance(table, WeightedTable):
+        return table.transposed()
     rows, cols, counts = table.cells()
     n_rows, n_cols = table.shape
     return _native.table_from_cells(
@@ -137,6 +142,7 @@ def pairwise(
     metric: str = "adjusted_rand_score",
     *,
     missing: str = "raise",
+    sample_weight: Any = None,
 ) -> Any:
     """One measure between every pair of several labelings, as a labelled pandas DataFrame.
 
@@ -152,7 +158,9 @@ def pairwise(
     second pass. Symmetric measures (as the catalogue marks them) are computed once per pair.
     ``metric`` is any measure of the catalogue, by full or short name (``"ARI"``,
     ``"variation_of_information"``, ``"jaccard"``, ...). ``missing`` is applied pair by pair,
-    as in the function of each pair. Needs pandas.
+    as in the function of each pair. ``sample_weight`` (one non-negative number per sample)
+    weighs every pair's samples, as the function of that name with ``sample_weight=``. Needs
+    pandas.
 
     Examples
     --------
@@ -173,25 +181,33 @@ def pairwise(
     missing = check_missing("pairwise", missing)
     measure = resolve(metric, "pairwise", "metric")
 
-    def score(table: _native.Table) -> Any:
+    def score(table: _native.Table | WeightedTable) -> Any:
         return measure.exact(Contingency._of(table))
 
     symmetric = measure.symmetric
     named = _named(labelings, "labelings")
     columns = _encode(named, missing)
     r = len(columns)
+    weights = None
+    if sample_weight is not None:
+        n = len(columns[0]) if columns else 0
+        weights = check_sample_weight("pairwise", sample_weight, n)
     out: list[list[Any]] = [[None] * r for _ in range(r)]
     sizes: list[Any] = [None] * r  # class sizes, for the diagonal
     for i in range(r):
         for j in range(i + 1, r):
-            true, pred, _ = _apply_missing(columns[i], columns[j], missing)
-            table = _native.count(true.codes, pred.codes)
+            true, pred, w = _apply_missing(columns[i], columns[j], missing, weights)
+            table = _count(true, pred, w, True, "pairwise")
             out[i][j] = score(table)
             out[j][i] = out[i][j] if symmetric else score(_transpose(table))
             if missing != "drop":  # the margins are then the labelings' own class sizes
                 sizes[i] = table.row_sums() if sizes[i] is None else sizes[i]
                 sizes[j] = table.col_sums() if sizes[j] is None else sizes[j]
     for i, col in enumerate(columns):
+        if weights is not None:  # the labeling against itself, weighted, counted
+            same, _, w = _apply_missing(col, col, missing, weights)
+            out[i][i] = score(_count(same, same, w, True, "pairwise"))
+            continue
         if sizes[i] is None:
             if col.missing is not None and missing == "drop":
                 col = Column(col.codes[~col.missing], None)

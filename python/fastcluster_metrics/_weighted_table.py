@@ -198,6 +198,17 @@ class WeightedTable:
             None if self._units is None else self._units[order],
         )
 
+    def transposed(self) -> WeightedTable:
+        """The table with the roles of rows and columns swapped, cells row-major."""
+        order = np.lexsort((self._rows, self._cols))
+        return WeightedTable(
+            (self._shape[1], self._shape[0]),
+            (self._cols[order], self._rows[order], self._values[order]),
+            (self._col_sums, self._row_sums, self._n),
+            (self._col_keys, self._row_keys),
+            None if self._units is None else self._units[order],
+        )
+
     def __repr__(self) -> str:
         return f"WeightedTable(n={self._n!r}, shape={self._shape}, nnz={self.nnz})"
 
