@@ -212,3 +212,70 @@ def test_files_in_another_encoding(client, tmp_path):
     assert_same_table(got, fcm.Contingency.from_labels(truth, pred))
     with pytest.raises(ValueError, match="not UTF-8"):
         fcm_dask.read_contingency(tmp_path / "latin.csv", "cell_type", "leiden")
+
+
+# --- weights ---------------------------------------------------------------------------------
+
+
+def _weights(n):
+    rng = np.random.default_rng(12)
+    return rng.random(n) * 10.0 ** rng.integers(-4, 5, n)
+
+
+def test_weighted_arrays_and_series_equal_the_weighted_table_in_memory(client, labels):
+    truth, pred = labels
+    w = _weights(len(truth))
+    want = fcm.Contingency.from_labels(truth, pred, sample_weight=w)
+    # arrays: the weights rechunked to the truth's chunks
+    got = fcm_dask.contingency(
+        da.from_array(truth, chunks=2_000),
+        da.from_array(pred, chunks=7_000),
+        sample_weight=da.from_array(w, chunks=5_000),
+        split_every=4,
+    )
+    assert got.weighted
+    assert_same_table(got, want)
+    assert got == want and got.n == want.n
+    # columns of one DataFrame: one task per partition reads the weights too
+    frame = pd.DataFrame({"cell_type": truth, "leiden": pred, "w": w})
+    ddf = dd.from_pandas(frame, npartitions=6)
+    with distributed.get_task_stream(client) as stream:
+        got = fcm_dask.contingency(ddf["cell_type"], ddf["leiden"], sample_weight=ddf["w"])
+    assert got == want
+    keys = [str(t["key"][0] if isinstance(t["key"], tuple) else t["key"]) for t in stream.data]
+    assert sum(k.startswith("_count_frame-") for k in keys) == 6
+    # Series of different partitions
+    got = fcm_dask.contingency(
+        dd.from_pandas(pd.Series(truth), npartitions=5),
+        dd.from_pandas(pd.Series(pred), npartitions=3),
+        sample_weight=dd.from_pandas(pd.Series(w), npartitions=4),
+    )
+    assert got == want
+    scores = fcm_dask.evaluate(ddf["cell_type"], ddf["leiden"], sample_weight=ddf["w"])
+    expected = fcm.evaluate(truth, pred, sample_weight=w)
+    for name in expected:
+        assert scores[name] == expected[name] or (
+            np.isnan(scores[name]) and np.isnan(expected[name])
+        ), name
+
+
+def test_weighted_files_read_on_the_workers(client, labels, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    truth, pred = labels
+    w = _weights(len(truth))
+    frame = pd.DataFrame({"cell_type": truth, "leiden": pred, "w": w})
+    parts = np.array_split(np.arange(len(truth)), 3)
+    for k, rows in enumerate(parts[:2]):
+        table = pa.Table.from_pandas(frame.iloc[rows], preserve_index=False)
+        pq.write_table(table, tmp_path / f"part{k}.parquet", row_group_size=1000)
+    frame.iloc[parts[2]].to_csv(tmp_path / "part2.csv", index=False)
+    got = fcm_dask.read_contingency(
+        tmp_path, "cell_type", "leiden", weights="w", row_groups_per_task=4
+    )
+    assert got == fcm.Contingency.from_labels(truth, pred, sample_weight=w)
+    frame.loc[len(truth) - 3, "w"] = -1.0
+    frame.iloc[parts[2]].to_csv(tmp_path / "part2.csv", index=False)
+    with pytest.raises(ValueError, match=r"part2.csv: column 'w' holds the weight -1.0"):
+        fcm_dask.read_contingency(tmp_path, "cell_type", "leiden", weights="w")

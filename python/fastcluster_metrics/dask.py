@@ -61,14 +61,24 @@ def _readable(labels: Any) -> Any:
     return labels
 
 
-def _count(labels_true: Any, labels_pred: Any, missing: str) -> Partial:
-    """The table of one partition (runs on a worker)."""
-    return partial(_readable(labels_true), _readable(labels_pred), missing)
+def _count(labels_true: Any, labels_pred: Any, missing: str, weights: Any = None) -> Partial:
+    """The table of one partition, its samples weighted by ``weights`` if given (runs on a
+    worker)."""
+    w = None if weights is None else _readable(weights)
+    return partial(
+        _readable(labels_true),
+        _readable(labels_pred),
+        missing,
+        w,
+        "fastcluster_metrics.dask.contingency",
+    )
 
 
 def _count_frame(frame: Any, missing: str) -> Partial:
-    """The table of one partition of a two-column DataFrame (runs on a worker)."""
-    return _count(frame["labels_true"], frame["labels_pred"], missing)
+    """The table of one partition of a two-column DataFrame, and its column of weights if it
+    has one (runs on a worker)."""
+    weights = frame["weights"] if "weights" in frame.columns else None
+    return _count(frame["labels_true"], frame["labels_pred"], missing, weights)
 
 
 def _merge(*parts: Partial) -> Partial:
@@ -85,7 +95,9 @@ def _co_aligned(labels_true: Any, labels_pred: Any) -> bool:
     return check is not None and bool(check(labels_true.expr, labels_pred.expr))
 
 
-def _partition_tables(labels_true: Any, labels_pred: Any, missing: str) -> list[Any]:
+def _partition_tables(
+    labels_true: Any, labels_pred: Any, missing: str, weights: Any = None
+) -> list[Any]:
     """One delayed partial table per partition."""
     import dask.dataframe as dd
     from dask.delayed import delayed
@@ -94,26 +106,40 @@ def _partition_tables(labels_true: Any, labels_pred: Any, missing: str) -> list[
         isinstance(labels_true, dd.Series)
         and isinstance(labels_pred, dd.Series)
         and _co_aligned(labels_true, labels_pred)
+        and (
+            weights is None
+            or (isinstance(weights, dd.Series) and _co_aligned(labels_true, weights))
+        )
     ):
         # Columns of one DataFrame: one task reads both (one Parquet read per partition, and
         # no column travels between workers).
         true: Any = labels_true
         frame = true.to_frame(name="labels_true").assign(labels_pred=labels_pred)
+        if weights is not None:
+            frame = frame.assign(weights=weights)
         return [delayed(_count_frame, pure=True)(part, missing) for part in frame.to_delayed()]
+    pairs = _partitions(labels_true, labels_pred)
+    if weights is None:
+        return [delayed(_count, pure=True)(t, p, missing) for t, p in pairs]
+    matched = _partitions(labels_true, weights, "sample_weight")
     return [
-        delayed(_count, pure=True)(t, p, missing) for t, p in _partitions(labels_true, labels_pred)
+        delayed(_count, pure=True)(t, p, missing, w)
+        for (t, p), (_, w) in zip(pairs, matched, strict=True)
     ]
 
 
-def _partitions(labels_true: Any, labels_pred: Any) -> list[tuple[Any, Any]]:
-    """Matching partitions of the two collections, as pairs of delayed objects."""
+def _partitions(
+    labels_true: Any, labels_pred: Any, other: str = "labels_pred"
+) -> list[tuple[Any, Any]]:
+    """Matching partitions of the two collections, as pairs of delayed objects (``other``
+    names the second in the errors)."""
     import dask.array as da
     import dask.dataframe as dd
 
     true: Any = labels_true  # (dask's own annotations are partial: Any from here)
     pred: Any = labels_pred
     if isinstance(labels_true, da.Array) and isinstance(labels_pred, da.Array):
-        for name, x in (("labels_true", true), ("labels_pred", pred)):
+        for name, x in (("labels_true", true), (other, pred)):
             if x.ndim != 1:
                 raise ValueError(f"{name} must be 1D: shape is {x.shape!r}")
         n_true, n_pred = true.shape[0], pred.shape[0]
@@ -128,14 +154,14 @@ def _partitions(labels_true: Any, labels_pred: Any) -> list[tuple[Any, Any]]:
         if true.npartitions != pred.npartitions or true.divisions != pred.divisions:
             if not (true.known_divisions and pred.known_divisions):
                 raise ValueError(
-                    "labels_true and labels_pred have different partitions"
+                    f"labels_true and {other} have different partitions"
                     f" ({true.npartitions} and {pred.npartitions}) and unknown divisions:"
                     " take both from one DataFrame, or repartition them alike"
                 )
             pred = pred.repartition(divisions=true.divisions)
         return list(zip(true.to_delayed(), pred.to_delayed(), strict=True))
     raise TypeError(
-        "labels_true and labels_pred must both be 1-D dask arrays or both dask DataFrame"
+        f"labels_true and {other} must both be 1-D dask arrays or both dask DataFrame"
         f" columns (Series); got {type(labels_true).__name__} and {type(labels_pred).__name__}"
     )
 
@@ -147,6 +173,7 @@ def contingency(
     missing: str = "raise",
     split_every: int = 8,
     compute: bool = True,
+    sample_weight: Any = None,
 ) -> Any:
     """The :class:`~fastcluster_metrics.Contingency` of two Dask collections.
 
@@ -157,14 +184,18 @@ def contingency(
     partition by partition, ``labels_pred`` repartitioned to ``labels_true``'s divisions if
     both are known and differ. Any label type the metrics take, per partition: pandas
     Categorical codes and Arrow strings go through their fast paths. ``missing`` is as in
-    every metric. Partition tables merge ``split_every`` at a time.
+    every metric. Partition tables merge ``split_every`` at a time. ``sample_weight`` (a
+    collection of the same kind, one non-negative number per sample, partitioned alike or
+    matched as ``labels_pred`` is) weighs the samples; weighted tables merge exactly, so the
+    result equals ``Contingency.from_labels(..., sample_weight=...)`` in memory.
 
     Returns the computed table (with the current scheduler: a ``distributed.Client`` if one
     is active), or with ``compute=False`` a ``dask.delayed`` object that computes it.
     """
     missing = check_missing("fastcluster_metrics.dask.contingency", missing)
     _check_split_every(split_every)
-    return _reduce(_partition_tables(labels_true, labels_pred, missing), split_every, compute)
+    tables = _partition_tables(labels_true, labels_pred, missing, sample_weight)
+    return _reduce(tables, split_every, compute)
 
 
 def _check_split_every(split_every: object) -> None:
@@ -223,10 +254,12 @@ def _read_task(
     batch_size: int,
     missing: str,
     row_groups: list[int] | None,
+    weights: str | None = None,
 ) -> Partial:
-    """The table of two columns of one file or of some of its row groups (runs on a worker)."""
+    """The table of two columns of one file or of some of its row groups, weighted by the
+    column ``weights`` if given (runs on a worker)."""
     file = open_file(path, kind, encoding=encoding)
-    return read_partial(file, truth, pred, batch_size, missing, False, row_groups)
+    return read_partial(file, truth, pred, batch_size, missing, False, row_groups, weights)
 
 
 def read_contingency(
@@ -241,6 +274,7 @@ def read_contingency(
     split_every: int = 8,
     compute: bool = True,
     encoding: str = "utf-8",
+    weights: str | None = None,
 ) -> Any:
     """The :class:`~fastcluster_metrics.Contingency` of two columns of many files, each read
     and counted on the workers with pyarrow, in bounded memory.
@@ -251,7 +285,8 @@ def read_contingency(
     task streams its part as :func:`~fastcluster_metrics.read_contingency` does
     (``format``, ``batch_size``, ``missing`` and ``encoding`` as there) and returns a small
     table; the tables merge ``split_every`` at a time. No DataFrame is built, and only tables
-    travel.
+    travel. ``weights`` names a column of sample weights, read as
+    :func:`~fastcluster_metrics.read_contingency` reads it.
 
     Returns the computed table, or with ``compute=False`` a ``dask.delayed`` object.
     """
@@ -284,6 +319,7 @@ def read_contingency(
                     int(batch_size),
                     missing,
                     groups,
+                    weights,
                 )
             )
     return _reduce(tasks, split_every, compute)
@@ -296,9 +332,16 @@ def evaluate(
     *,
     missing: str = "raise",
     split_every: int = 8,
+    sample_weight: Any = None,
 ) -> Evaluation:
     """:func:`~fastcluster_metrics.evaluate`'s scores (all, or the chosen ones) of two Dask
     collections, from :func:`contingency`: the same values as in memory."""
     measures = resolve_all(metrics, "fastcluster_metrics.dask.evaluate")
-    table = contingency(labels_true, labels_pred, missing=missing, split_every=split_every)
+    table = contingency(
+        labels_true,
+        labels_pred,
+        missing=missing,
+        split_every=split_every,
+        sample_weight=sample_weight,
+    )
     return scores(table, measures)
