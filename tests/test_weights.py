@@ -528,3 +528,69 @@ def test_tables_with_class_weights_refuse_to_merge(class_weight):
     for left, right in ((a, b), (b, a)):
         with pytest.raises(ValueError, match="cannot merge a Contingency made with class_weight"):
             left + right
+
+
+def test_resampling_refuses_real_cells_and_takes_whole_weights():
+    t, p, rng = _labelings(19)
+    real = fcm.Contingency.from_labels(t, p, sample_weight=rng.random(t.size))
+    for call in (
+        lambda: fcm.bootstrap(real, n_resamples=10),
+        lambda: fcm.bootstrap([real, real], n_resamples=10),
+        lambda: fcm.permutation_test(real, n_resamples=10),
+    ):
+        with pytest.raises(ValueError, match="needs a table of counts"):
+            call()
+    w = rng.integers(0, 3, t.size)
+    whole = fcm.Contingency.from_labels(t, p, sample_weight=w)
+    repeated = fcm.Contingency.from_labels(np.repeat(t, w), np.repeat(p, w))
+    a = fcm.permutation_test(whole, n_resamples=50, seed=1)
+    b = fcm.permutation_test(repeated, n_resamples=50, seed=1)
+    assert a.pvalue == b.pvalue and a.statistic == b.statistic
+
+
+def test_class_report_shows_the_class_weights_and_real_overlaps():
+    pytest.importorskip("pandas")
+    t = np.array(["a"] * 6 + ["b"] * 2)
+    p = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    report = fcm.class_report(t, p, class_weight="balanced")
+    assert report["class_weight"].tolist() == [8 / (2 * 6), 8 / (2 * 2)]
+    assert report["size"].tolist() == [4.0, 4.0]
+    assert report["overlap"].tolist() == [4 * 8 / 12, 4.0]
+    w = np.array([0.5] * 8)
+    report = fcm.class_report(t, p, sample_weight=w)
+    assert "class_weight" not in report
+    assert report["overlap"].tolist() == [2.0, 1.0]
+    clusters = fcm.cluster_report(t, p, sample_weight=w)
+    assert clusters["overlap"].tolist() == [2.0, 1.0]
+
+
+def test_five_million_weighted_labels_against_numpy():
+    rng = np.random.default_rng(23)
+    n = 5_000_000
+    t = rng.integers(0, 33, n)
+    p = np.where(rng.random(n) < 0.7, t * 2, rng.integers(0, 70, n))
+    w = rng.gamma(1.5, 2.0, n)
+    flat = np.bincount(t * 70 + p, weights=w, minlength=33 * 70).reshape(33, 70)
+    a, b, total = flat.sum(axis=1), flat.sum(axis=0), flat.sum()
+
+    def pairs(x):
+        return math.fsum((x * (x - 1) / 2).ravel().tolist())
+
+    tt, pp, qq, nn = pairs(flat), pairs(a), pairs(b), total * (total - 1) / 2
+    expected = pp * qq / nn
+    ari = (tt - expected) / ((pp + qq) / 2 - expected)
+    nz = flat[flat > 0]
+    h_true = -math.fsum((a / total * np.log(a / total)).tolist())
+    h_pred = -math.fsum((b[b > 0] / total * np.log(b[b > 0] / total)).tolist())
+    mi = math.fsum((nz / total * np.log(nz * total / np.outer(a, b)[flat > 0])).tolist())
+    c = fcm.Contingency.from_labels(t, p, sample_weight=w)
+    assert c.weighted
+    assert np.allclose(c.to_numpy(), flat[:, b > 0], rtol=1e-12)
+    assert _close(c.adjusted_rand_score(), ari, rel=1e-9)
+    assert _close(c.mutual_info_score(), mi, rel=1e-9)
+    assert _close(c.v_measure_score(), 2 * mi / (h_true + h_pred), rel=1e-9)
+    assert _close(c.purity_score(), flat.max(axis=0).sum() / total, rel=1e-12)
+    whole = rng.integers(0, 3, n)
+    got = fcm.evaluate(t, p, sample_weight=whole)
+    want = fcm.evaluate(np.repeat(t, whole), np.repeat(p, whole))
+    assert got.to_dict() == want.to_dict()

@@ -75,7 +75,7 @@ class Contingency(Measures):
         self._native_table = native
         self._classes = classes
         self._clusters = clusters
-        self._cells_cache: tuple[NDArray[np.int64], ...] | None = None
+        self._cells_cache: tuple[NDArray[Any], ...] | None = None
         self._memo: dict[tuple[str, float], Any] | None = None
 
     @classmethod
@@ -210,7 +210,7 @@ class Contingency(Measures):
     @property
     def n(self) -> int:
         """Number of samples (with weights: their total, a float when not whole)."""
-        return self._native_table.n  # type: ignore[no-any-return]
+        return self._native_table.n
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -397,7 +397,7 @@ def _sizes(sums: NDArray[Any]) -> NDArray[np.int64]:
     """Row or column sums as int64; as uint64 when one reaches 2**63 (int64 would wrap); real
     sums (of weights) as they are."""
     if sums.dtype.kind == "f":
-        return sums  # type: ignore[return-value]
+        return sums
     if sums.size and int(sums.max()) > sc.INT64_MAX:
         big: Any = sums.astype(np.uint64)
         return big  # type: ignore[no-any-return]

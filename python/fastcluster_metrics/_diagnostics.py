@@ -74,6 +74,8 @@ class Diagnostics:
         @property
         def cluster_sizes(self) -> NDArray[np.int64]: ...
 
+        _native_table: Any
+
     def _best_matches(
         self,
     ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
@@ -92,7 +94,7 @@ class Diagnostics:
         cell = best[has]
         f1 = np.full(a.size, np.nan)
         jaccard = np.full(a.size, np.nan)
-        overlap = np.zeros(a.size, dtype=np.int64)
+        overlap = np.zeros(a.size, dtype=counts.dtype)
         cluster = np.full(a.size, -1, dtype=np.int64)
         f1[has] = f1_cells[cell]
         overlap[has] = counts[cell]
@@ -103,7 +105,8 @@ class Diagnostics:
     def class_report(self) -> Any:
         """One row per true class (in class order), as a pandas DataFrame:
 
-        * ``size``: samples in the class, ``a_i``;
+        * ``size``: samples in the class, ``a_i`` (with weights: their total);
+        * ``class_weight``: the weight ``class_weight=`` gave the class (only then);
         * ``best_cluster``: the cluster with the highest F1 against the class (first on ties;
           None for an empty class), and ``overlap``, the samples they share, ``n_ij``;
         * ``f1``: ``2 n_ij / (a_i + b_j)`` for that cluster (the per-class "isolated label" F1;
@@ -134,9 +137,12 @@ class Diagnostics:
             recall = np.where(a > 0, overlap / a, np.nan)
             precision = np.where(b_best > 0, overlap / np.maximum(b_best, 1), np.nan)
         index = pd.Index(self.classes, name="class")
+        factors = getattr(self._native_table, "row_factors", None)
+        weights = {} if factors is None else {"class_weight": factors.astype(np.float64)}
         return pd.DataFrame(
             {
                 "size": a,
+                **weights,
                 "best_cluster": _pick(self.clusters, cluster, index),
                 "overlap": overlap,
                 "f1": f1,
@@ -177,7 +183,7 @@ class Diagnostics:
         has = best >= 0
         majority = np.full(b.size, -1, dtype=np.int64)
         majority[has] = rows[best[has]]
-        overlap = np.zeros(b.size, dtype=np.int64)
+        overlap = np.zeros(b.size, dtype=counts.dtype)
         overlap[has] = counts[best[has]]
         with np.errstate(divide="ignore", invalid="ignore"):
             purity = np.where(b > 0, overlap / np.maximum(b, 1), np.nan)

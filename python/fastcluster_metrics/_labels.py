@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from . import _native
 from ._arrow import arrow_codes, arrow_integers, is_arrow_like
 from ._params import InvalidParameterError, check_array_like
-from ._weighted_table import WeightedTable, scale_rows
+from ._weighted_table import AnyTable, WeightedTable, scale_rows
 from ._weights import (
     check_class_weight,
     check_sample_weight,
@@ -32,9 +32,7 @@ from ._weights import (
     zero_weights,
 )
 
-Table = _native.Table | WeightedTable
-"""A counted table: of counts (the core's), or of weighted samples whose cells are not all
-whole numbers."""
+Table = AnyTable
 
 __all__ = [
     "MISSING_POLICIES",
@@ -495,7 +493,7 @@ def count_many(
             and weights is None
             and class_weight is None
         ):
-            return _count_matrix(true, shape_true, predictions, missing)
+            return list(_count_matrix(true, shape_true, predictions, missing))
         predictions = [predictions[:, j] for j in range(predictions.shape[1])]
     tables = []
     for labels_pred in predictions:

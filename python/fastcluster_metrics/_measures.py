@@ -80,14 +80,14 @@ from ._diagnostics import Diagnostics
 from ._params import _fail, check_beta, scipy_module
 
 if TYPE_CHECKING:
-    from . import _native
+    from ._weighted_table import AnyTable
 
 __all__ = ["Measures"]
 
 _NAN = float("nan")
 
 
-def _ratio(num: int | Fraction, den: int | Fraction, degenerate: float) -> float:
+def _ratio(num: float | Fraction, den: float | Fraction, degenerate: float) -> float:
     """``num / den`` rounded once, or ``degenerate`` when ``den`` is zero."""
     if den == 0:
         return degenerate
@@ -171,7 +171,7 @@ class Measures(Diagnostics):
         @property
         def _cells(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]: ...
 
-        _native_table: _native.Table
+        _native_table: AnyTable
 
         @property
         def n(self) -> int: ...
@@ -194,15 +194,15 @@ class Measures(Diagnostics):
         if all(isinstance(x, int) for x in sums):
             n, cells_sq, rows_sq, cols_sq = sums
             return n * (n - 1) // 2, (rows_sq - n) // 2, (cols_sq - n) // 2, (cells_sq - n) // 2
-        n, cells_sq, rows_sq, cols_sq = (Fraction(x) for x in sums)
+        q = [Fraction(x) for x in sums]
         return (  # type: ignore[return-value]
-            n * (n - 1) / 2,
-            (rows_sq - n) / 2,
-            (cols_sq - n) / 2,
-            (cells_sq - n) / 2,
+            q[0] * (q[0] - 1) / 2,
+            (q[2] - q[0]) / 2,
+            (q[3] - q[0]) / 2,
+            (q[1] - q[0]) / 2,
         )
 
-    def pair_counts(self) -> dict[str, int]:
+    def pair_counts(self) -> dict[str, int | float]:
         """Unordered pairs of distinct samples by agreement, as exact integers.
 
         ``tp = T`` (together in both), ``fp = Q - T`` (together only in ``labels_pred``),
@@ -565,7 +565,7 @@ class Measures(Diagnostics):
 
     # --- set matching ------------------------------------------------------------------------
 
-    def _max_per(self, axis: int) -> int:
+    def _max_per(self, axis: int) -> int | float:
         """``sum_i max_j n_ij`` (axis 0: per class) or ``sum_j max_i n_ij`` (axis 1)."""
         rows, cols, counts = self._cells
         index, size = (

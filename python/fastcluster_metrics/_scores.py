@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from . import _native
+from ._weighted_table import AnyTable
 
 __all__ = [
     "EPS",
@@ -36,11 +36,11 @@ INT64_MAX = 2**63 - 1
 INT64_MAX = 2**63 - 1
 
 
-def pair_confusion(table: Any) -> tuple[int, int, int, int]:
+def pair_confusion(table: AnyTable) -> tuple[int, int, int, int]:
     """(tn, fp, fn, tp) over ordered pairs of distinct samples, as exact integers; from real
     cells (weights), ``x (x - 1)`` of each cell, size and total, as exact Fractions of the
     float sums."""
-    sums = table.pair_sums()
+    sums: tuple[Any, ...] = table.pair_sums()
     if not all(isinstance(x, int) for x in sums):
         sums = tuple(Fraction(x) for x in sums)
     n, cells_sq, rows_sq, cols_sq = sums
@@ -51,7 +51,7 @@ def pair_confusion(table: Any) -> tuple[int, int, int, int]:
     return tn, fp, fn, tp
 
 
-def pair_confusion_matrix(table: _native.Table) -> NDArray[Any]:
+def pair_confusion_matrix(table: AnyTable) -> NDArray[Any]:
     """The 2x2 matrix: int64 while its entries fit, an object array of Python ints beyond."""
     tn, fp, fn, tp = pair_confusion(table)
     if isinstance(tn, Fraction):
@@ -60,7 +60,7 @@ def pair_confusion_matrix(table: _native.Table) -> NDArray[Any]:
     return np.array([[tn, fp], [fn, tp]], dtype=dtype)
 
 
-def rand(table: _native.Table) -> float:
+def rand(table: AnyTable) -> float:
     tn, fp, fn, tp = pair_confusion(table)
     numerator, denominator = tn + tp, tn + fp + fn + tp
     if numerator == denominator or denominator == 0:
@@ -68,7 +68,7 @@ def rand(table: _native.Table) -> float:
     return float(numerator / denominator)
 
 
-def ari(table: _native.Table) -> float:
+def ari(table: AnyTable) -> float:
     tn, fp, fn, tp = pair_confusion(table)
     if fn == 0 and fp == 0:
         return 1.0
@@ -76,7 +76,7 @@ def ari(table: _native.Table) -> float:
     return float(2 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn)))
 
 
-def hcv(table: _native.Table, beta: float) -> tuple[float, float, float]:
+def hcv(table: AnyTable, beta: float) -> tuple[float, float, float]:
     if table.n == 0:
         return 1.0, 1.0, 1.0
     entropy_c = table.entropy_rows()
@@ -95,7 +95,7 @@ def hcv(table: _native.Table, beta: float) -> tuple[float, float, float]:
     return float(homogeneity), float(completeness), float(v_measure)
 
 
-def mi(table: _native.Table) -> float:
+def mi(table: AnyTable) -> float:
     rows, cols = table.shape
     if rows == 1 or cols == 1:
         return 0.0
@@ -114,7 +114,7 @@ def generalized_average(u: float, v: float, average_method: str) -> float:
     return max(u, v)
 
 
-def nmi(table: _native.Table, average_method: str) -> float:
+def nmi(table: AnyTable, average_method: str) -> float:
     classes, clusters = table.shape
     if classes == clusters == 1 or classes == clusters == 0:
         return 1.0
@@ -125,7 +125,7 @@ def nmi(table: _native.Table, average_method: str) -> float:
     return float(mi / normalizer)
 
 
-def ami(table: _native.Table, average_method: str) -> float:
+def ami(table: AnyTable, average_method: str) -> float:
     classes, clusters = table.shape
     if classes == clusters == 1 or classes == clusters == 0:
         return 1.0
@@ -141,7 +141,7 @@ def ami(table: _native.Table, average_method: str) -> float:
     return float(numerator / denominator)
 
 
-def fowlkes_mallows(table: Any) -> float:
+def fowlkes_mallows(table: AnyTable) -> float:
     n, cells_sq, rows_sq, cols_sq = table.pair_sums()
     tk = cells_sq - n
     pk = cols_sq - n
@@ -149,5 +149,5 @@ def fowlkes_mallows(table: Any) -> float:
     return math.sqrt(tk / pk) * math.sqrt(tk / qk) if tk != 0 else 0.0
 
 
-def purity(table: _native.Table) -> float:
+def purity(table: AnyTable) -> float:
     return table.purity()

@@ -494,7 +494,7 @@ def entropy(
         if labels.ndim != 1:
             raise ValueError(f"labels must be 1D: shape is {labels.shape!r}")
     if sample_weight is not None:
-        n = len(labels)
+        n = len(labels)  # type: ignore[arg-type]
         if n == 0:
             return 1.0
         table = count_labels(

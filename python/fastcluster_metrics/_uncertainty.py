@@ -125,6 +125,17 @@ def _evaluate_all(
     return np.array([measure(t) for t in tables], dtype=np.float64)
 
 
+def _check_counts(func: str, table: Contingency) -> None:
+    """Resampling draws samples: a table of real-valued cells (sums of weights that are not
+    whole numbers) has no samples to draw."""
+    if table.weighted:
+        raise ValueError(
+            f"{func} resamples samples, so it needs a table of counts: this table's cells are"
+            " sums of weights that are not whole numbers. Use whole-number sample_weight and"
+            " class_weight (each sample then counts that many times)"
+        )
+
+
 # --- bootstrap -----------------------------------------------------------------------------------
 
 
@@ -136,6 +147,7 @@ def _aligned(tables: Sequence[Contingency]) -> tuple[Contingency, NDArray[np.int
     for t in tables:
         if not isinstance(t, Contingency):
             raise TypeError(f"group tables must be Contingency objects, not {type(t).__name__}")
+        _check_counts("bootstrap", t)
     cells = stack(tables)
     native = _native.table_from_cells(
         cells.classes.size, cells.clusters.size, cells.rows, cells.cols, cells.counts
@@ -183,6 +195,7 @@ def bootstrap(
     level = _confidence_level(func, confidence_level)
     rng = np.random.default_rng(seed)
     if isinstance(table, Contingency):
+        _check_counts(func, table)
         estimate = metric(table)
         replicates = _evaluate_all(metric, _cell_replicates(table, resamples, rng))
     else:
@@ -338,6 +351,7 @@ def permutation_test(
     func = "permutation_test"
     if not isinstance(table, Contingency):
         raise TypeError(f"{func} takes a Contingency, not {type(table).__name__}")
+    _check_counts(func, table)
     metric = _measure(func, measure)
     resamples = _n_resamples(func, n_resamples)
     if alternative not in ("greater", "less"):

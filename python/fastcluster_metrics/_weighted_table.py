@@ -20,7 +20,14 @@ from numpy.typing import NDArray
 
 from . import _native
 
-__all__ = ["NOT_COUNTS", "UNIT", "WeightedTable", "from_units", "scale_rows"]
+__all__ = [
+    "NOT_COUNTS",
+    "UNIT",
+    "AnyTable",
+    "WeightedTable",
+    "from_units",
+    "scale_rows",
+]
 
 UNIT = 1 << 64
 """The core sums weights exactly in units of ``2**-64``: a count ``c`` is ``c * UNIT`` units."""
@@ -51,6 +58,7 @@ class WeightedTable:
         "_shape",
         "_units",
         "_values",
+        "row_factors",
     )
 
     def __init__(
@@ -66,6 +74,8 @@ class WeightedTable:
         self._rows, self._cols, self._values = cells
         self._row_sums, self._col_sums, self._n = sums
         self._row_keys, self._col_keys = keys
+        self.row_factors: NDArray[Any] | None = None
+        """The class weights that scaled each row (:func:`scale_rows`), else None."""
         self._core: _native.Table | None = None
         if self._values.dtype.kind in "iu":
             self._core = _native.table_from_cells(
@@ -190,13 +200,16 @@ class WeightedTable:
         col_at[col_order] = np.arange(col_order.size)
         rows, cols = row_at[self._rows], col_at[self._cols]
         order = np.lexsort((cols, rows))
-        return WeightedTable(
+        out = WeightedTable(
             self._shape,
             (rows[order], cols[order], self._values[order]),
             (self._row_sums[row_order], self._col_sums[col_order], self._n),
             (self._row_keys[row_order], self._col_keys[col_order]),
             None if self._units is None else self._units[order],
         )
+        if self.row_factors is not None:
+            out.row_factors = self.row_factors[row_order]
+        return out
 
     def transposed(self) -> WeightedTable:
         """The table with the roles of rows and columns swapped, cells row-major."""
@@ -296,9 +309,16 @@ def scale_rows(table: _native.Table | WeightedTable, factors: list[float | int])
     # Columns left empty leave too.
     keep_cols = col_sums > 0
     new_col = np.cumsum(keep_cols) - 1
-    return WeightedTable(
+    out = WeightedTable(
         (n_rows, int(keep_cols.sum())),
         (rows, new_col[cols], values),
         (row_sums[keep_rows], col_sums[keep_cols], n),
         (table.row_keys()[keep_rows], table.col_keys()[keep_cols]),
     )
+    out.row_factors = np.asarray(factors, dtype=object)[keep_rows]
+    return out
+
+
+AnyTable = _native.Table | WeightedTable
+"""A counted table: of counts (the core's), or of weighted samples whose cells are not all
+whole numbers."""

@@ -124,7 +124,7 @@ def _native_dtype(w: NDArray[Any]) -> NDArray[Any]:
 def check_class_weight(func: str, class_weight: Any) -> str | dict[Any, float | int] | None:
     """``None``, ``"balanced"``, or a dict from class label to a non-negative finite weight."""
     if class_weight is None or (isinstance(class_weight, str) and class_weight == "balanced"):
-        return class_weight  # type: ignore[no-any-return]
+        return None if class_weight is None else "balanced"
     if not isinstance(class_weight, dict):
         raise ValueError(
             f"{func}: class_weight must be None, 'balanced' or a dict from class label to"
@@ -142,7 +142,8 @@ def check_class_weight(func: str, class_weight: Any) -> str | dict[Any, float | 
                 f"{func}: class_weight[{label!r}] is {weight!r}; class weights must be"
                 " non-negative finite numbers"
             )
-        out[label] = weight.item() if isinstance(weight, np.generic) else weight
+        value = weight.item() if isinstance(weight, np.generic) else weight
+        out[label] = value if isinstance(value, int) else float(value)
     return out
 
 

@@ -70,7 +70,12 @@ impl Weight for f64 {
         };
         // Below exponent 1011 the weight is less than 2^-11 and loses its lowest bits.
         if exponent >= 1011 {
-            mantissa << (exponent - 1011)
+            // Two `u64` shifts (at most 63 for a weight below 2^52), no `u128` one; a
+            // refused weight, shifted further, gives a meaningless sum, never used.
+            let shift = exponent - 1011;
+            let mantissa = mantissa as u64;
+            let hi = (mantissa >> 1).wrapping_shr(63u32.wrapping_sub(shift));
+            (u128::from(hi) << 64) | u128::from(mantissa.wrapping_shl(shift))
         } else {
             let shift = (1011 - exponent).min(120);
             (mantissa + (1 << (shift - 1))) >> shift
@@ -554,7 +559,8 @@ mod tests {
         assert_eq!(0.5f64.units(), 1 << 63);
         assert_eq!(0.0f64.units(), 0);
         assert_eq!(3.0f64.units(), 3 << 64);
-        assert_eq!(2f64.powi(60).units(), 1 << 124);
+        assert_eq!(2f64.powi(51).units(), 1 << 115);
+        assert_eq!((2f64.powi(52) - 1.0).units(), ((1u128 << 52) - 1) << 64);
         // 0.1 is 0x1.999999999999ap-4: its 53 bits shifted to the units point.
         assert_eq!(
             0.1f64.units(),
