@@ -12,7 +12,9 @@
 use std::collections::BTreeMap;
 
 use fastcluster_metrics_core::encode::{encode_fixed, MISSING};
-use fastcluster_metrics_core::{count, count_columns, count_one, Error};
+use fastcluster_metrics_core::{
+    count, count_columns, count_one, count_weighted, Error, Weight, Weights,
+};
 use proptest::prelude::*;
 
 mod common;
@@ -48,6 +50,65 @@ where
 }
 
 proptest! {
+    /// Whole-number weights give the table of the labels repeated that many times; any
+    /// weights give each cell the exact sum of its samples' units; bad weights are errors.
+    #[test]
+    fn weighted_counts_match_repeated_and_naive_sums(
+        (a, b) in pairs(
+            prop_oneof![-3i64..3, Just(i64::MIN), any::<i64>()],
+            prop_oneof![0u16..4, any::<u16>()],
+            300,
+        ),
+        seed in any::<u64>(),
+        fractional in any::<bool>(),
+    ) {
+        let mut state = seed | 1;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let whole: Vec<u64> = a.iter().map(|_| next() % 4).collect();
+        if !fractional {
+            match count_weighted(&a, &b, Weights::U64(&whole)) {
+                Ok(w) => {
+                    let ra: Vec<i64> = a.iter().zip(&whole)
+                        .flat_map(|(&x, &k)| std::iter::repeat_n(x, k as usize)).collect();
+                    let rb: Vec<u16> = b.iter().zip(&whole)
+                        .flat_map(|(&y, &k)| std::iter::repeat_n(y, k as usize)).collect();
+                    prop_assert!(w.units.is_none());
+                    prop_assert_eq!(&w.table, &count(&ra, &rb).unwrap());
+                }
+                Err(e) => prop_assert!(false, "whole weights refused: {e}"),
+            }
+        } else {
+            let real: Vec<f64> = whole.iter().map(|&k| k as f64 / 3.0 + 1e-9).collect();
+            let w = count_weighted(&a, &b, Weights::F64(&real)).unwrap();
+            let mut naive_sums: BTreeMap<(i64, u16), u128> = BTreeMap::new();
+            for ((&x, &y), &v) in a.iter().zip(&b).zip(&real) {
+                *naive_sums.entry((x, y)).or_insert(0) += v.units();
+            }
+            let units = w.units.clone().unwrap_or_default();
+            let t = &w.table;
+            let mut got = BTreeMap::new();
+            for ((&r, &c), &u) in t.cell_row.iter().zip(&t.cell_col).zip(&units) {
+                got.insert((t.rows.value(r as usize) as i64, t.cols.value(c as usize) as u16), u);
+            }
+            prop_assert_eq!(got, naive_sums);
+        }
+        if !a.is_empty() {
+            let mut bad = vec![1.0f64; a.len()];
+            let at = (seed as usize) % a.len();
+            bad[at] = -0.5;
+            let refused = matches!(
+                count_weighted(&a, &b, Weights::F64(&bad)),
+                Err(Error::BadWeight { index, .. }) if index == at
+            );
+            prop_assert!(refused);
+        }
+    }
+
     #[test]
     fn counts_of_wide_labels_match_naive(
         (a, b) in pairs(
