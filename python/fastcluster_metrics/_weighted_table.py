@@ -4,9 +4,9 @@ Counting with whole-number weights gives the core's integer table (each sample c
 many times as its weight); otherwise the cells are real numbers and the table is a
 :class:`WeightedTable`: the same methods as ``_native.Table`` (so every measure reads it
 alike), its cells and sums as floats, its scores from them in NumPy. Sums over cells are
-``math.fsum`` (correctly rounded), over the cells in row-major order: a table's scores depend
-neither on the order of the samples nor on the thread count (the core sums each cell's weights
-exactly). The expected mutual information is defined for counts only: asking a real-valued
+``math.fsum`` (correctly rounded) up to 2**16 terms and NumPy's pairwise sums beyond, over the
+cells in row-major order: a table's scores depend neither on the order of the samples nor on
+the thread count (the core sums each cell's weights exactly). The expected mutual information is defined for counts only: asking a real-valued
 table for it raises ``ValueError``.
 """
 
@@ -67,9 +67,10 @@ class WeightedTable:
         cells: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[Any]],
         sums: tuple[NDArray[Any], NDArray[Any], float | int],
         keys: tuple[NDArray[Any], NDArray[Any]],
-        units: NDArray[Any] | None = None,
+        units: NDArray[Any] | tuple[NDArray[np.uint64], NDArray[np.uint64]] | None = None,
     ) -> None:
         self._shape = shape
+        # Python ints (an object array), or the core's (high, low) halves until asked for.
         self._units = units
         self._rows, self._cols, self._values = cells
         self._row_sums, self._col_sums, self._n = sums
@@ -93,15 +94,27 @@ class WeightedTable:
             (rows.astype(np.int64), cols.astype(np.int64), values),
             (row_sums, col_sums, float(n)),
             (structure.row_keys(), structure.col_keys()),
-            hi.astype(object) * UNIT + lo.astype(object),
+            (hi, lo),
         )
 
     @property
     def units(self) -> NDArray[Any] | None:
         """Each cell's exact sum of weights in units of ``2**-64`` (Python ints, an object
         array), for a table the core counted and merges of such tables; None for a table
-        scaled by class weights (which does not merge)."""
-        return self._units
+        scaled by class weights (which does not merge). Made from the core's halves when
+        first asked for (merges ask; measures never do)."""
+        if isinstance(self._units, tuple):
+            hi, lo = self._units
+            self._units = hi.astype(object) * UNIT + lo.astype(object)
+        return self._units  # type: ignore[return-value]
+
+    def _units_in(self, order: NDArray[Any]) -> Any:
+        """The units (in whichever form they are held) of the cells in ``order``."""
+        if self._units is None:
+            return None
+        if isinstance(self._units, tuple):
+            return (self._units[0][order], self._units[1][order])
+        return self._units[order]
 
     @property
     def integral(self) -> bool:
@@ -167,7 +180,7 @@ class WeightedTable:
             return 0.0
         c = self._values
         log_ab = np.log(self._row_sums[self._rows]) + np.log(self._col_sums[self._cols])
-        return max(0.0, math.fsum((c * (np.log(c) - log_ab)).tolist()) / n + math.log(n))
+        return max(0.0, _sum(c * (np.log(c) - log_ab)) / n + math.log(n))
 
     def purity(self) -> float:
         """``(1/n) sum_j max_i c_ij``."""
@@ -177,7 +190,7 @@ class WeightedTable:
             return 1.0
         best = np.zeros(self._shape[1])
         np.maximum.at(best, self._cols, self._values)
-        return math.fsum(best.tolist()) / self._n
+        return _sum(best) / self._n
 
     def expected_mutual_info(self) -> float:
         if self._core is not None:
@@ -205,7 +218,7 @@ class WeightedTable:
             (rows[order], cols[order], self._values[order]),
             (self._row_sums[row_order], self._col_sums[col_order], self._n),
             (self._row_keys[row_order], self._col_keys[col_order]),
-            None if self._units is None else self._units[order],
+            self._units_in(order),
         )
         if self.row_factors is not None:
             out.row_factors = self.row_factors[row_order]
@@ -219,15 +232,23 @@ class WeightedTable:
             (self._cols[order], self._rows[order], self._values[order]),
             (self._col_sums, self._row_sums, self._n),
             (self._col_keys, self._row_keys),
-            None if self._units is None else self._units[order],
+            self._units_in(order),
         )
 
     def __repr__(self) -> str:
         return f"WeightedTable(n={self._n!r}, shape={self._shape}, nnz={self.nnz})"
 
 
+def _sum(x: NDArray[np.float64]) -> float:
+    """The sum of ``x``: correctly rounded up to 2**16 terms, NumPy's pairwise sum beyond (a
+    list of floats for ``math.fsum`` costs more than the count of a wide table)."""
+    if x.size <= 1 << 16:
+        return math.fsum(x.tolist())
+    return float(np.sum(x))
+
+
 def _sum_of_squares(x: NDArray[np.float64]) -> float:
-    return math.fsum((x * x).tolist())
+    return _sum(x * x)
 
 
 def _entropy(sizes: NDArray[np.float64], n: float) -> float:
@@ -235,7 +256,7 @@ def _entropy(sizes: NDArray[np.float64], n: float) -> float:
     s = sizes[sizes > 0]
     if s.size <= 1:
         return 0.0
-    return max(0.0, math.log(n) - math.fsum((s * np.log(s)).tolist()) / n)
+    return max(0.0, math.log(n) - _sum(s * np.log(s)) / n)
 
 
 def from_units(

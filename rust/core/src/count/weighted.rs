@@ -293,10 +293,16 @@ pub fn count_weighted<A: Label, B: Label>(
 struct Counter {
     window: Option<Window>,
     sparse: HashMap<(u64, u64), u128, FixedState>,
+    /// Once the hash map holds [`SPILL_AT`] pairs (wide tables: many distinct pairs), the
+    /// pairs outside the window are appended here instead, summed by the final sort.
+    spill: Vec<(u64, u64, u128)>,
     growth: Growth,
     /// The sum of every weight counted.
     total: u128,
 }
+
+/// Distinct pairs in a counter's hash map beyond which it spills pairs to a list.
+const SPILL_AT: usize = 1 << 16;
 
 /// Weights must total less than 2^62 (in units: 2^126), so that no sum overflows.
 const TOTAL_MAX: u128 = 1 << 126;
@@ -375,6 +381,7 @@ fn count_block_impl<A: Label, B: Label>(
     let mut counter = Counter {
         window: None,
         sparse: HashMap::with_hasher(FixedState::default()),
+        spill: Vec::new(),
         growth: Growth::new(limit),
         total: 0,
     };
@@ -467,10 +474,21 @@ impl Counter {
                     win.sums[((x - a0) * nb + (y - b0)) as usize] += u;
                 }
             }
+            _ if !self.spill.is_empty() => {
+                for ((&x, &y), &u) in ka.iter().zip(kb).zip(cw) {
+                    total += u;
+                    self.spill.push((x, y, u));
+                }
+            }
             _ => {
                 for ((&x, &y), &u) in ka.iter().zip(kb).zip(cw) {
                     total += u;
                     *self.sparse.entry((x, y)).or_insert(0) += u;
+                }
+                if self.sparse.len() >= SPILL_AT {
+                    self.spill.reserve(2 * SPILL_AT);
+                    self.spill
+                        .extend(self.sparse.drain().map(|((x, y), u)| (x, y, u)));
                 }
             }
         }
@@ -512,6 +530,7 @@ impl Counter {
             }
         }
         out.extend(self.sparse.into_iter().map(|((x, y), u)| (x, y, u)));
+        out.extend(self.spill);
     }
 }
 
