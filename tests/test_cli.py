@@ -881,7 +881,11 @@ def test_weights_column_scores_equal_the_python_api(tmp_path, name):
     args = ["--truth", "cell_type", "--pred", "leiden_a", "--pred", "leiden_b", "--weights", "w"]
     out = run(tmp_path, name, *args, "--format", "json", "--chunk-rows", "50")
     assert out.returncode == 0, out.stderr
-    assert out.stderr == ""
+    # AMI (a default) is NaN with real weights, and a note says why.
+    assert out.stderr == (
+        "fastcluster-metrics: note: AMI needs whole-number weights (the expected mutual"
+        " information is defined for counts): nan with these weights\n"
+    )
     want = _expected(frame, sample_weight=frame["w"])
     doc = json.loads(out.stdout)
     for pred, row in want.iterrows():
@@ -893,6 +897,46 @@ def test_weights_column_scores_equal_the_python_api(tmp_path, name):
         for metric, value in row.items():  # exactly: the chunks' tables merge exactly
             assert got["scores"][metric] == (None if math.isnan(value) else value), metric
     assert doc["predictions"]["leiden_a"]["scores"]["adjusted_mutual_info_score"] is None
+
+
+def test_weighted_table_output_shows_the_total_weight_and_no_note_for_whole_weights(tmp_path):
+    frame = _frame()
+    frame["w"] = np.arange(N) % 3 + 0.3
+    frame.loc[0, "w"] = 0.05  # a total that is not whole
+    frame.to_csv(tmp_path / "quarters.csv", index=False)
+    out = run(
+        tmp_path,
+        "quarters.csv",
+        "--truth",
+        "cell_type",
+        "--pred",
+        "leiden_a",
+        "--weights",
+        "w",
+        "--metrics",
+        "ARI,NMI",
+    )
+    assert out.returncode == 0 and out.stderr == ""
+    total = fcm.Contingency.from_labels(
+        frame["cell_type"], frame["leiden_a"], sample_weight=frame["w"]
+    ).n
+    assert f"{total:,.1f}" in out.stdout and not float(total).is_integer()
+    frame["w"] = np.arange(N) % 3
+    frame.to_csv(tmp_path / "whole.csv", index=False)
+    out = run(
+        tmp_path,
+        "whole.csv",
+        "--truth",
+        "cell_type",
+        "--pred",
+        "leiden_a",
+        "--weights",
+        "w",
+        "--metrics",
+        "ARI,AMI",
+    )
+    assert out.returncode == 0 and out.stderr == ""
+    assert f"{int(frame['w'].sum()):,}" in out.stdout
 
 
 def test_weights_column_of_the_truth_file_when_joined(tmp_path):

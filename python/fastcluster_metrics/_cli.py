@@ -462,7 +462,7 @@ def render(fmt: str, plan: Plan, metrics: list[str], tables: list[Contingency], 
             writer.writerow([name, t.n, *(repr(v) for v in row)])
         return buffer.getvalue()
     header = f"truth: {plan.truth} ({', '.join(s.name for s in plan.sources)})"
-    counts = [f"{t.n:,}" for t in tables]
+    counts = [f"{int(t.n):,}" if float(t.n).is_integer() else f"{t.n:,.1f}" for t in tables]
     columns = [
         _numbers([row[j] for row in scores], MEASURES[m].range is not None)
         for j, m in enumerate(metrics)
@@ -681,6 +681,21 @@ def parser() -> Parser:
     return p
 
 
+def _note_counts_only(metrics: Sequence[str], tables: Sequence[Contingency]) -> None:
+    """One note on stderr for the measures that need counts, asked for with weights that make
+    some cell non-integral (they are NaN then)."""
+    if not any(t.weighted for t in tables):
+        return
+    names = [MEASURES[m].label for m in metrics if MEASURES[m].counts]
+    if names:
+        verb = "needs" if len(names) == 1 else "need"
+        print(
+            f"{PROG}: note: {', '.join(names)} {verb} whole-number weights (the expected mutual"
+            " information is defined for counts): nan with these weights",
+            file=sys.stderr,
+        )
+
+
 def score(args: argparse.Namespace) -> int:
     """Score the files named by the parsed arguments; returns the exit status."""
     if args.chunk_rows < 1:
@@ -693,6 +708,7 @@ def score(args: argparse.Namespace) -> int:
     plot_path = _check_plot_path(args.plot) if args.plot else None
     work = plan(args)
     tables = count(work, args.missing)
+    _note_counts_only(metrics, tables)
     text = render(args.format, work, metrics, tables, args)
     if plot_path is not None:
         save_plot(plot_path, work, metrics, tables)

@@ -6,8 +6,8 @@ many times as its weight); otherwise the cells are real numbers and the table is
 alike), its cells and sums as floats, its scores from them in NumPy. Sums over cells are
 ``math.fsum`` (correctly rounded) up to 2**16 terms and NumPy's pairwise sums beyond, over the
 cells in row-major order: a table's scores depend neither on the order of the samples nor on
-the thread count (the core sums each cell's weights exactly). The expected mutual information is defined for counts only: asking a real-valued
-table for it raises ``ValueError``.
+the thread count (the core sums each cell's weights exactly). The expected mutual information
+is defined for counts only: asking a real-valued table for it raises ``ValueError``.
 """
 
 from __future__ import annotations
