@@ -594,3 +594,18 @@ def test_five_million_weighted_labels_against_numpy():
     got = fcm.evaluate(t, p, sample_weight=whole)
     want = fcm.evaluate(np.repeat(t, whole), np.repeat(p, whole))
     assert got.to_dict() == want.to_dict()
+
+
+def test_the_heatmap_writes_real_cells_to_one_decimal():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from fastcluster_metrics import plot
+
+    c = fcm.Contingency.from_labels([0, 0, 1, 1], [0, 1, 1, 1], sample_weight=[1 / 7, 2, 3, 0.5])
+    ax = plot.plot_contingency(c, normalize=None)
+    assert sorted(t.get_text() for t in ax.texts) == ["0.1", "2.0", "3.5"]
+    plt.close("all")

@@ -201,7 +201,7 @@ def plot_contingency(
             ax.text(
                 j,
                 i,
-                f"{counts[i, j]:,}",
+                _cell(counts[i, j]),
                 ha="center",
                 va="center",
                 fontsize=fontsize - 1,
@@ -372,6 +372,14 @@ def _ylabel(columns: Any) -> str:
 
 def _count(value: int | float) -> str:
     return f"{value:,.0f}" if value < 1e7 else f"{value:.3g}"
+
+
+def _cell(value: Any) -> str:
+    """A cell of the table as written in it: a count exactly, a sum of real weights to one
+    decimal (to three significant digits from 1e7)."""
+    if isinstance(value, (int, np.integer)):
+        return f"{value:,}"
+    return f"{value:,.1f}" if value < 1e7 else f"{value:.3g}"
 
 
 def plot_pair_confusion(
