@@ -205,8 +205,8 @@ class ContingencyAccumulator:
     def _compact(self) -> Partial:
         if self._pending or self._merged is None:
             parts = self._pending if self._merged is None else [self._merged, *self._pending]
-            self._merged = merge(parts)
-            self._pending, self._pending_cells = [], 0
+            # One assignment: an interrupt leaves the parts either pending or merged.
+            self._merged, self._pending, self._pending_cells = merge(parts), [], 0
         return self._merged
 
     @property

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::pool;
+use crate::stop;
 
 /// The code that marks a missing label; it sorts after every real label.
 pub const MISSING: u32 = u32::MAX;
@@ -68,6 +69,9 @@ where
     let mut uniques: Vec<(K, usize)> = Vec::new();
     let mut missing = 0;
     for (i, (slot, item)) in out.iter_mut().zip(items).enumerate() {
+        if i % stop::EVERY == 0 {
+            stop::check()?;
+        }
         let Some(item) = item else {
             return Ok(None);
         };

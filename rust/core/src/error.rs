@@ -20,6 +20,8 @@ pub enum Error {
     BadWeight { index: usize, value: f64 },
     /// Sample weights that add up to 2^62 or more.
     WeightTotal,
+    /// The call was asked to stop ([`crate::stop`]).
+    Stopped,
 }
 
 impl fmt::Display for Error {
@@ -52,6 +54,7 @@ impl fmt::Display for Error {
                 )
             }
             Error::WeightTotal => f.write_str("sample_weight sums to 2**62 or more"),
+            Error::Stopped => f.write_str("the call was interrupted"),
             Error::BadItemWidth => {
                 f.write_str("a string array's buffer is not a whole number of items")
             }

@@ -21,7 +21,9 @@
 //! From the bottom up:
 //!
 //! - `error`: [`Error`]. `label`: the [`Label`] trait (integer labels as
-//!   order-preserving `u64` keys) and [`KeyKind`]. [`pool`]: the one thread pool.
+//!   order-preserving `u64` keys) and [`KeyKind`]. [`stop`]: stopping the calls in
+//!   flight when their caller is interrupted. [`pool`]: the one thread pool, and a call
+//!   run on it while its caller watches for interrupts.
 //! - `numeric`: Neumaier's compensated sum and the logarithms of small counts.
 //! - `cpu`: what the CPU can do, asked at run time, and the code built for it: every
 //!   `#[target_feature]` function (the AVX2 and AVX-512 builds of generic loops, the two
@@ -68,6 +70,7 @@ mod numeric;
 mod one_row;
 pub mod pool;
 pub mod scores;
+pub mod stop;
 mod table;
 
 pub use count::weighted::{count_weighted, Weight, Weighted, Weights, UNIT_BITS};

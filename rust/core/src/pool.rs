@@ -4,9 +4,13 @@
 //! process forked after the pool started has none of its threads: there every
 //! call runs on the calling thread instead of waiting forever on the dead pool.
 
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::LazyLock;
+use std::time::Duration;
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
+
+use crate::stop;
 
 /// The environment variable that sets the number of threads.
 pub const THREADS_VAR: &str = "FASTCLUSTER_METRICS_NUM_THREADS";
@@ -69,4 +73,46 @@ pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
         Some(pool) => pool.install(f),
         None => f(),
     }
+}
+
+/// Runs `work` on a thread of the pool (on a thread of its own where there is no pool)
+/// while the calling thread asks `interrupted` every `every` whether to stop it; once it
+/// says so, a [`stop::Request`] is held until `work` has returned. Returns the work's
+/// output (meaningless if stopped) and whether it was asked to stop.
+pub fn watched<T: Send>(
+    work: impl FnOnce() -> T + Send,
+    every: Duration,
+    mut interrupted: impl FnMut() -> bool,
+) -> (T, bool) {
+    let (tx, rx) = mpsc::channel();
+    let job = move || {
+        // The receiver waits until this is sent; it is gone only if the caller panicked.
+        let _ = tx.send(work());
+    };
+    let mut wait = || -> Option<(T, bool)> {
+        let mut request = None;
+        loop {
+            match rx.recv_timeout(every) {
+                Ok(out) => return Some((out, request.is_some())),
+                Err(RecvTimeoutError::Timeout) => {
+                    if request.is_none() && interrupted() {
+                        request = Some(stop::Request::new());
+                    }
+                }
+                // The work panicked: the scope below raises its panic once this returns.
+                Err(RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+    };
+    let out = match live_pool() {
+        Some(pool) => pool.in_place_scope(|s| {
+            s.spawn(|_| job());
+            wait()
+        }),
+        None => std::thread::scope(|s| {
+            s.spawn(job);
+            wait()
+        }),
+    };
+    out.expect("the work of a watched call panicked")
 }

@@ -1,8 +1,10 @@
 //! The pyo3 binding: dtype dispatch, GIL release, error mapping. Nothing clever;
 //! every loop over samples lives in `fastcluster_metrics_core`.
 
+use std::time::Duration;
+
 use fastcluster_metrics_core::encode::{self, Codes};
-use fastcluster_metrics_core::{self as fcm, KeyKind, Label};
+use fastcluster_metrics_core::{self as fcm, stop, KeyKind, Label};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -20,6 +22,51 @@ impl From<CoreError> for PyErr {
 impl From<fcm::Error> for CoreError {
     fn from(e: fcm::Error) -> Self {
         CoreError(e)
+    }
+}
+
+/// How often the caller of a long call looks for a signal (a Ctrl-C).
+const WATCH_EVERY: Duration = Duration::from_millis(50);
+
+/// Samples (or table cells) from which a call runs watched: a call on fewer takes a few
+/// milliseconds at most, and handing it to the pool would cost more than watching saves.
+const LONG: usize = 1 << 20;
+
+/// Runs `work` with the GIL released. A `long` call runs on the pool while this thread
+/// looks for a signal every [`WATCH_EVERY`]: on a Ctrl-C the work is asked to stop
+/// ([`stop`]) and the signal's exception (`KeyboardInterrupt`) is raised once it has. A
+/// run that another caller's interrupt stopped is made again.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    long: bool,
+    work: impl Fn() -> T + Send + Sync,
+) -> PyResult<T> {
+    loop {
+        let before = stop::epoch();
+        if !stop::requested() {
+            let out = if long {
+                let mut signal = None;
+                let (out, _) = py.detach(|| {
+                    fcm::pool::watched(&work, WATCH_EVERY, || {
+                        Python::attach(|py| py.check_signals())
+                            .map_err(|e| signal = Some(e))
+                            .is_err()
+                    })
+                });
+                if let Some(e) = signal {
+                    return Err(e);
+                }
+                out
+            } else {
+                py.detach(&work)
+            };
+            if stop::epoch() == before {
+                return Ok(out);
+            }
+        }
+        // Another caller's interrupt stopped this run: again once that call has returned.
+        py.check_signals()?;
+        py.detach(|| std::thread::sleep(Duration::from_millis(1)));
     }
 }
 
@@ -96,9 +143,8 @@ fn count_matrix<A: Label, B: Label + numpy::Element>(
 ) -> PyResult<Vec<fcm::Table>> {
     let width = b.shape()[1];
     let b = b.as_slice()?;
-    Ok(py
-        .detach(|| fcm::count_columns(a, b, width))
-        .map_err(CoreError::from)?)
+    let long = b.len() >= LONG;
+    Ok(interruptible(py, long, || fcm::count_columns(a, b, width))?.map_err(CoreError::from)?)
 }
 
 fn count_against_matrix<A: Label>(
@@ -136,9 +182,11 @@ fn count_against<A: Label>(
     b: &Labels<'_>,
     cells: bool,
 ) -> PyResult<fcm::Counted> {
-    with_slice!(b, |b| Ok(py
-        .detach(|| fcm::count_compact(a, b, cells))
-        .map_err(CoreError::from)?))
+    let long = a.len() >= LONG;
+    with_slice!(b, |b| Ok(interruptible(py, long, || fcm::count_compact(
+        a, b, cells
+    ))?
+    .map_err(CoreError::from)?))
 }
 
 /// The contingency table of two labelings, in one pass over them (GIL released). With
@@ -170,9 +218,11 @@ fn count_weighted_as<A: Label>(
     b: &Labels<'_>,
     w: fcm::Weights<'_>,
 ) -> PyResult<fcm::Weighted> {
-    with_slice!(b, |b| Ok(py
-        .detach(|| fcm::count_weighted(a, b, w))
-        .map_err(CoreError::from)?))
+    let long = a.len() >= LONG;
+    with_slice!(b, |b| Ok(interruptible(py, long, || fcm::count_weighted(
+        a, b, w
+    ))?
+    .map_err(CoreError::from)?))
 }
 
 /// Units of 2**-64 as the nearest float.
@@ -227,9 +277,10 @@ fn count_weighted<'py>(
 /// The one-column table of a single labeling (its class sizes), reading only that labeling.
 #[pyfunction]
 fn count_one(py: Python<'_>, labels: Labels<'_>) -> PyResult<Table> {
-    let inner = with_slice!(&labels, |a| py
-        .detach(|| fcm::count_one(a))
-        .map_err(CoreError::from))?;
+    let inner = with_slice!(&labels, |a| interruptible(py, a.len() >= LONG, || {
+        fcm::count_one(a)
+    })?
+    .map_err(CoreError::from))?;
     Ok(Table::of(inner))
 }
 
@@ -244,9 +295,10 @@ fn table_from_cells(
     counts: PyReadonlyArray1<'_, i64>,
 ) -> PyResult<Table> {
     let (r, c, v) = (rows.as_slice()?, cols.as_slice()?, counts.as_slice()?);
-    let inner = py
-        .detach(|| fcm::Table::from_cells(n_rows, n_cols, r, c, v))
-        .map_err(CoreError::from)?;
+    let inner = interruptible(py, r.len() >= LONG, || {
+        fcm::Table::from_cells(n_rows, n_cols, r, c, v)
+    })?
+    .map_err(CoreError::from)?;
     Ok(Table::of(inner))
 }
 
@@ -275,8 +327,8 @@ fn encode_fixed<'py>(
     unicode: bool,
 ) -> PyResult<CodesOut<'py>> {
     let bytes = data.as_slice()?;
-    let codes = py
-        .detach(|| encode::encode_fixed(bytes, width, unicode))
+    let long = bytes.len() / width.max(1) >= LONG;
+    let codes = interruptible(py, long, || encode::encode_fixed(bytes, width, unicode))?
         .map_err(CoreError::from)?;
     Ok(codes_out(py, codes))
 }
@@ -299,14 +351,27 @@ fn encode_objects<'py>(
                 .is_ok_and(|f| f.value().is_nan())
             || missing_values.iter().any(|m| obj.is(&m))
     };
-    let keys = items
-        .iter()
-        .map(|obj| match obj.cast_bound::<PyString>(py) {
+    // The GIL is held throughout: signals are looked for every so many items (a Ctrl-C
+    // ends the pass as an item that cannot be encoded would, and is raised).
+    let mut signal = None;
+    let keys = items.iter().enumerate().map(|(i, obj)| {
+        if i % stop::EVERY == 0 {
+            if let Err(e) = py.check_signals() {
+                signal = Some(e);
+                return None;
+            }
+        }
+        match obj.cast_bound::<PyString>(py) {
             Ok(s) => s.to_str().ok().map(Some),
             Err(_) if is_missing(obj) => Some(None),
             Err(_) => None,
-        });
-    let codes = encode::encode_until(items.len(), keys).map_err(CoreError::from)?;
+        }
+    });
+    let codes = encode::encode_until(items.len(), keys).map_err(CoreError::from);
+    if let Some(e) = signal {
+        return Err(e);
+    }
+    let codes = codes?;
     Ok(codes.map(|c| codes_out(py, c)))
 }
 
@@ -328,6 +393,14 @@ impl Table {
         Table {
             inner: fcm::Counted::Table(table),
         }
+    }
+
+    /// Whether its measures may take long (then they run watched, [`interruptible`]): a
+    /// table with many rows and columns (the expected mutual information goes over the
+    /// pairs of their sizes) or cells.
+    fn long(&self) -> bool {
+        let (r, c) = (self.inner.n_rows(), self.inner.n_cols());
+        r.saturating_mul(c) >= 1 << 12 || self.inner.nnz() >= LONG
     }
 
     /// The table as a [`fcm::Table`] (built the first time, from a compact form, with
@@ -415,23 +488,23 @@ impl Table {
         self.inner.entropy_rows()
     }
 
-    fn entropy_cols(&self, py: Python<'_>) -> f64 {
-        py.detach(|| self.inner.entropy_cols())
+    fn entropy_cols(&self, py: Python<'_>) -> PyResult<f64> {
+        interruptible(py, self.long(), || self.inner.entropy_cols())
     }
 
-    fn mutual_info(&self, py: Python<'_>) -> f64 {
-        py.detach(|| self.inner.mutual_info())
+    fn mutual_info(&self, py: Python<'_>) -> PyResult<f64> {
+        interruptible(py, self.long(), || self.inner.mutual_info())
     }
 
-    fn expected_mutual_info(&self, py: Python<'_>) -> f64 {
-        py.detach(|| self.inner.expected_mutual_info())
+    fn expected_mutual_info(&self, py: Python<'_>) -> PyResult<f64> {
+        interruptible(py, self.long(), || self.inner.expected_mutual_info())
     }
 
     /// (mutual information, its expected value, entropy of the rows, of the columns),
     /// computed side by side.
-    fn ami_parts(&self, py: Python<'_>) -> (f64, f64, f64, f64) {
-        let p = py.detach(|| self.inner.ami_parts());
-        (p.mutual_info, p.expected, p.entropy_rows, p.entropy_cols)
+    fn ami_parts(&self, py: Python<'_>) -> PyResult<(f64, f64, f64, f64)> {
+        let p = interruptible(py, self.long(), || self.inner.ami_parts())?;
+        Ok((p.mutual_info, p.expected, p.entropy_rows, p.entropy_cols))
     }
 
     fn purity(&self) -> f64 {

@@ -23,6 +23,7 @@ use crate::error::Error;
 use crate::label::{Constant, Label};
 use crate::one_row;
 use crate::pool;
+use crate::stop;
 use crate::table::Table;
 
 use counter::{Counter, Scratch};
@@ -122,6 +123,7 @@ pub(crate) fn count_in<A: Label, B: Label>(
                 .collect()
         })
     };
+    stop::check()?;
     let mut counters = merge_windows(counters);
     if let [counter] = &mut counters[..] {
         if counter.is_dense() {
@@ -217,7 +219,8 @@ fn count_block_impl<A: Label, B: Label>(a: &[A], b: &[B]) -> Counter {
     let n = a.len();
     counter.first_window(&a[..n.min(PRESCAN)], &b[..n.min(PRESCAN)]);
     let mut i = 0;
-    while i < n {
+    // A stopped pass returns a partial counter, which its caller drops.
+    while i < n && !stop::requested() {
         let end = (i + CHUNK).min(n);
         let ahead = end..(end + CHUNK).min(n);
         counter.add_chunk(
@@ -269,6 +272,7 @@ pub fn count_columns<A: Label, B: Label>(
                 .collect()
         })
     };
+    stop::check()?;
     let mut per_column: Vec<Vec<Counter>> = (0..width).map(|_| Vec::new()).collect();
     for counters in blocks {
         for (k, counter) in counters.into_iter().enumerate() {
@@ -312,6 +316,9 @@ fn count_columns_block_impl<A: Label, B: Label>(a: &[A], b: &[B], width: usize) 
     let mut scratch = Scratch::new();
     let mut column = [B::default(); CHUNK];
     for (ca, rows) in a.chunks(CHUNK).zip(b.chunks(CHUNK * width)) {
+        if stop::requested() {
+            break;
+        }
         let m = ca.len();
         for (k, counter) in counters.iter_mut().enumerate() {
             for (dst, row) in column[..m].iter_mut().zip(rows.chunks_exact(width)) {

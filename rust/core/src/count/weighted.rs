@@ -19,6 +19,7 @@ use crate::cpu::{self, Build, Kernel};
 use crate::error::Error;
 use crate::label::Label;
 use crate::pool;
+use crate::stop;
 use crate::table::Table;
 
 use super::growth::{window_limit, Growth, Place, Span};
@@ -393,6 +394,7 @@ fn count_block_impl<A: Label, B: Label>(
     });
     let mut i = 0;
     while i < a.len() {
+        stop::check()?;
         let end = (i + CHUNK).min(a.len());
         let chunk = w.range(i, end);
         let added = counter.add_chunk(

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use crate::numeric::Sum;
 use crate::pool;
+use crate::stop;
 use crate::table::Table;
 
 use lanes::{emi_lanes, fits_lanes, LANES};
@@ -56,6 +57,10 @@ pub(crate) fn emi_of_sizes(rows: &[(u64, u64)], cols: &[(u64, u64)], n: u64) -> 
     // Pairs that fit the lanes are summed eight at a time, the others one by one; then
     // the block's pairs are added in order.
     let block_sum = |block: usize| {
+        // A stopped sum returns early: its value means nothing.
+        if stop::requested() {
+            return Sum::default();
+        }
         let first = block * EMI_BLOCK;
         let last = pairs.min(first + EMI_BLOCK);
         let mut value = [0.0; EMI_BLOCK];

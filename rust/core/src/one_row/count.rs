@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use crate::cpu::{self, prefetch, Build, Kernel};
 use crate::label::Label;
 use crate::pool;
+use crate::stop;
 
 use super::form::{of_rows, one_row_of, OneRow, Singletons, COUNT_MAX, KEEP_MAP_MIN, ROWS_MAX};
 
@@ -158,6 +159,10 @@ fn mark<A: Label, B: Label, const FAR: bool>(
     rows: &mut [u64],
 ) -> bool {
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        // A stopped pass gives up, as at a key seen twice.
+        if i % stop::EVERY == 0 && stop::requested() {
+            return false;
+        }
         if FAR {
             let ahead = b.get(i + AHEAD);
             if let Some(w) = ahead.and_then(|y| seen.get(((y.key() - b_lo) / 64) as usize)) {
@@ -234,6 +239,9 @@ fn fill<A: Label, B: Label>(
 ) -> Option<Vec<u32>> {
     let mut map = vec![0u32; width];
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        if i % stop::EVERY == 0 && stop::requested() {
+            return None;
+        }
         // A store to a random slot of a map larger than the caches: ask for the slot of
         // the sample [`AHEAD`] further on now.
         if let Some(s) = b

@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use crate::cpu::{self, MiTables};
 use crate::numeric::{ln_count, ln_small, Sum, LN_SMALL};
 use crate::pool;
+use crate::stop;
 use crate::table::Table;
 
 /// Shannon entropy (natural log) of the labeling whose class sizes are
@@ -80,6 +81,10 @@ pub fn mutual_info(t: &Table) -> f64 {
             small,
         };
         let block_sum = |block: usize| {
+            // A stopped sum returns early: its value means nothing.
+            if stop::requested() {
+                return Sum::default();
+            }
             let r = block * MI_BLOCK..cells.min((block + 1) * MI_BLOCK);
             parts.sum(
                 &t.cell_count[r.clone()],

@@ -9,6 +9,7 @@ mod sort;
 use crate::error::Error;
 use crate::label::KeyKind;
 use crate::pool;
+use crate::stop;
 
 use rayon::prelude::*;
 use sort::{column_keys, radix_sort};
@@ -62,6 +63,8 @@ impl Table {
                     cells.sort_unstable_by_key(|&(a, b, _)| (a, b));
                 }
             }
+            // A stopped sort leaves the cells out of order.
+            stop::check()?;
             cells.dedup_by(|next, kept| {
                 let same = next.0 == kept.0 && next.1 == kept.1;
                 if same {
@@ -77,7 +80,10 @@ impl Table {
         let mut cell_count = Vec::with_capacity(cells.len());
         let mut row_sums = Vec::new();
         let mut col_sums = vec![0u64; col_keys.len()];
-        for &(a, b, c) in &cells {
+        for (k, &(a, b, c)) in cells.iter().enumerate() {
+            if k % stop::EVERY == 0 {
+                stop::check()?;
+            }
             if row_keys.last() != Some(&a) {
                 row_keys.push(a);
                 row_sums.push(0);

@@ -4,10 +4,13 @@
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 
+use crate::stop;
+
 /// Sorts many cells by (row key, column key) with an LSD radix sort when both key
 /// ranges pack into one `u64` (always so for codes, ids and moderate label values):
 /// the pair becomes `(a - a_min) * b_range + (b - b_min)`, and only the digits that
-/// vary are sorted. Returns false, leaving `cells` as they were, otherwise.
+/// vary are sorted. Returns false, leaving `cells` as they were, otherwise. A stopped
+/// sort ([`stop::requested`]) returns true and leaves `cells` in no particular order.
 pub(super) fn radix_sort(cells: &mut [(u64, u64, u64)]) -> bool {
     const BITS: u32 = 11;
     const RADIX: usize = 1 << BITS;
@@ -41,8 +44,13 @@ pub(super) fn radix_sort(cells: &mut [(u64, u64, u64)]) -> bool {
     for pass in 0..passes {
         let shift = pass * BITS;
         let mut start = [0usize; RADIX];
-        for &(k, _) in &keyed {
-            start[((k >> shift) as usize) & (RADIX - 1)] += 1;
+        for part in keyed.chunks(stop::EVERY) {
+            if stop::requested() {
+                return true;
+            }
+            for &(k, _) in part {
+                start[((k >> shift) as usize) & (RADIX - 1)] += 1;
+            }
         }
         let mut total = 0;
         for s in start.iter_mut() {
@@ -50,10 +58,15 @@ pub(super) fn radix_sort(cells: &mut [(u64, u64, u64)]) -> bool {
             *s = total;
             total += count;
         }
-        for &item in &keyed {
-            let d = ((item.0 >> shift) as usize) & (RADIX - 1);
-            buffer[start[d]] = item;
-            start[d] += 1;
+        for part in keyed.chunks(stop::EVERY) {
+            if stop::requested() {
+                return true;
+            }
+            for &item in part {
+                let d = ((item.0 >> shift) as usize) & (RADIX - 1);
+                buffer[start[d]] = item;
+                start[d] += 1;
+            }
         }
         std::mem::swap(&mut keyed, &mut buffer);
     }

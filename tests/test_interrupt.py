@@ -1,0 +1,238 @@
+"""A Ctrl-C stops a long call promptly, and the next call still gives the right answer.
+
+Each test starts a child process that makes a call taking many seconds, sends it SIGINT
+once the call is under way, and asserts that ``KeyboardInterrupt`` arrives within
+``BOUND`` seconds (the goal is half a second; the bound is looser for a loaded machine,
+and far below the calls' own durations, so the tests fail when a call is not stopped).
+The child then makes a correct call in the same process: the pool, its threads and the
+objects it holds are intact.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+
+BOUND = 2.5
+"""Seconds from SIGINT to ``KeyboardInterrupt`` in the child."""
+
+DELAY = 1.0
+"""Seconds between the child starting the long call and the SIGINT."""
+
+CHILD = """
+import sys, time
+import numpy as np
+import fastcluster_metrics as fcm
+{setup}
+print("ready", flush=True)
+start = time.monotonic()
+try:
+{call}
+    print("finished", round(time.monotonic() - start, 2), flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+{after}
+print("ok", flush=True)
+"""
+
+
+def _child(setup: str, call: str, after: str) -> str:
+    return CHILD.format(
+        setup=textwrap.dedent(setup),
+        call=textwrap.indent(textwrap.dedent(call), "    "),
+        after=textwrap.dedent(after),
+    )
+
+
+def _interrupt(script: str, tmp_path: Path, delay: float = DELAY) -> tuple[float, str]:
+    """Runs ``script``, sends SIGINT ``delay`` seconds after it prints ``ready``; returns
+    the seconds from the signal to its next line, and everything it printed after."""
+    path = tmp_path / "child.py"
+    path.write_text(script)
+    child = subprocess.Popen(
+        [sys.executable, str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        first = child.stdout.readline()
+        assert first.strip() == "ready", first + child.communicate(timeout=60)[1]
+        time.sleep(delay)
+        child.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        line = child.stdout.readline()
+        latency = time.monotonic() - sent
+        rest, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert child.returncode == 0, err
+    return latency, line + rest
+
+
+def _assert_stopped(latency: float, out: str) -> None:
+    lines = out.split()
+    assert lines[0] == "interrupted", f"the call was not stopped: {out!r}"
+    assert latency < BOUND, f"KeyboardInterrupt {latency:.2f} s after SIGINT"
+    assert lines[-1] == "ok", out
+
+
+def test_counting_pass_stops(tmp_path: Path) -> None:
+    # A sparse table: 2e7 labels drawn from 1e7 values each take about 6 s to count.
+    latency, out = _interrupt(
+        _child(
+            """
+            rng = np.random.default_rng(0)
+            t = rng.integers(0, 10**7, 2 * 10**7)
+            p = rng.integers(0, 10**7, 2 * 10**7)
+            """,
+            "fcm.adjusted_rand_score(t, p)",
+            """
+            from sklearn.metrics import adjusted_rand_score
+            t, p = t[: 10**6] % 50, p[: 10**6] % 70
+            assert abs(fcm.adjusted_rand_score(t, p) - adjusted_rand_score(t, p)) < 1e-12
+            """,
+        ),
+        tmp_path,
+    )
+    _assert_stopped(latency, out)
+
+
+def test_weighted_pass_stops(tmp_path: Path) -> None:
+    latency, out = _interrupt(
+        _child(
+            """
+            rng = np.random.default_rng(0)
+            t = rng.integers(0, 10**7, 2 * 10**7)
+            p = rng.integers(0, 10**7, 2 * 10**7)
+            w = rng.random(2 * 10**7)
+            """,
+            "fcm.adjusted_rand_score(t, p, sample_weight=w)",
+            """
+            t, p = t[:1000] % 5, p[:1000] % 7
+            reps = np.repeat(np.arange(1000), 2)
+            assert fcm.adjusted_rand_score(t, p, sample_weight=np.full(1000, 2)) == (
+                fcm.adjusted_rand_score(t[reps], p[reps])
+            )
+            """,
+        ),
+        tmp_path,
+    )
+    _assert_stopped(latency, out)
+
+
+def test_expected_mutual_information_stops(tmp_path: Path) -> None:
+    # Rows and columns of many distinct sizes: the expected mutual information sums over
+    # every pair of sizes, which takes far longer than counting (here about 8 s).
+    latency, out = _interrupt(
+        _child(
+            """
+            k = 4500
+            t = np.repeat(np.arange(k), np.arange(1, k + 1))
+            p = np.random.default_rng(0).permutation(t)
+            c = fcm.Contingency.from_labels(t, p)
+            """,
+            "fcm.adjusted_mutual_info_score(t, p)",
+            """
+            from sklearn.metrics import adjusted_mutual_info_score
+            t, p = t[:2000] % 7, p[:2000] % 5
+            ours, theirs = fcm.adjusted_mutual_info_score(t, p), adjusted_mutual_info_score(t, p)
+            assert abs(ours - theirs) < 1e-10
+            """,
+        ),
+        tmp_path,
+    )
+    _assert_stopped(latency, out)
+
+
+def test_bootstrap_stops(tmp_path: Path) -> None:
+    latency, out = _interrupt(
+        _child(
+            """
+            rng = np.random.default_rng(0)
+            t = rng.integers(0, 20, 10**6)
+            p = (t + rng.integers(0, 3, 10**6)) % 30
+            c = fcm.Contingency.from_labels(t, p)
+            """,
+            "fcm.bootstrap(c, n_resamples=10**7, seed=0)",
+            """
+            again = fcm.bootstrap(c, n_resamples=50, seed=0)
+            assert again.replicates.shape == (50,)
+            assert fcm.bootstrap(c, n_resamples=50, seed=0).low == again.low
+            """,
+        ),
+        tmp_path,
+    )
+    _assert_stopped(latency, out)
+
+
+def test_stream_keeps_whole_chunks(tmp_path: Path) -> None:
+    # An accumulator fed chunk after chunk: an interrupted update adds all of its chunk
+    # or none of it, and the accumulator goes on counting right.
+    latency, out = _interrupt(
+        _child(
+            """
+            rng = np.random.default_rng(0)
+            m = 2 * 10**6
+            t = rng.integers(0, 1000, m)
+            p = rng.integers(0, 1000, m)
+            acc = fcm.ContingencyAccumulator()
+            """,
+            """
+            for _ in range(10**6):
+                acc.update(t, p)
+            """,
+            """
+            n = acc.n
+            assert n % m == 0, n
+            k = n // m
+            acc.update(t[:1000], p[:1000])
+            assert acc.n == n + 1000
+            whole = fcm.Contingency.from_labels(
+                np.concatenate([np.tile(t, k), t[:1000]]), np.concatenate([np.tile(p, k), p[:1000]])
+            )
+            assert np.array_equal(acc.table.to_numpy(), whole.to_numpy())
+            """,
+        ),
+        tmp_path,
+    )
+    _assert_stopped(latency, out)
+
+
+def test_command_line_exits_130_with_one_line(tmp_path: Path) -> None:
+    # A stream of 1e7 rows read 100 at a time: about 7 s.
+    path = tmp_path / "rows.csv"
+    block = "".join(f"c{i % 33},k{i % 60}\n" for i in range(10**4))
+    with open(path, "w") as f:
+        f.write("truth,pred\n")
+        for _ in range(1000):
+            f.write(block)
+    command = [sys.executable, "-m", "fastcluster_metrics", str(path), "--truth", "truth"]
+    child = subprocess.Popen(
+        [*command, "--pred", "pred", "--chunk-rows", "100", "--no-progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(DELAY + 1.0)
+        assert child.poll() is None, child.communicate()
+        child.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, err = child.communicate(timeout=60)
+        latency = time.monotonic() - sent
+    finally:
+        child.kill()
+    assert child.returncode == 130, (out, err)
+    assert latency < BOUND, f"exited {latency:.2f} s after SIGINT"
+    assert err.strip() == "fastcluster-metrics: interrupted", err
+    assert "Traceback" not in out + err
