@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import same
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
@@ -51,7 +52,7 @@ def assert_equal_scores(got, want):
     """The same measures with the same values, to the last bit (NaN where ``want`` has NaN)."""
     assert list(got) == list(want)
     for name in want:
-        assert got[name] == want[name] or (np.isnan(got[name]) and np.isnan(want[name])), name
+        assert same(got[name], want[name]), name
     assert got.n == want.n
 
 

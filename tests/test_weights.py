@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,13 +31,6 @@ SKLEARN_SCORES = [
     "fowlkes_mallows_score",
     "purity_score",
 ]
-
-
-def _same(a, b):
-    """Equal floats, NaN equal to NaN."""
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    return a == b
 
 
 def _close(a, b, rel=1e-11, abs_=1e-12):
@@ -62,7 +56,7 @@ def test_whole_weights_give_every_measure_of_the_repeated_samples(seed):
     every = fcm.evaluate(t, p, metrics="all", sample_weight=w)
     repeated = fcm.evaluate(np.repeat(t, w), np.repeat(p, w), metrics="all")
     assert every.n == repeated.n == int(w.sum())
-    mismatched = [m for m in every if not _same(every[m], repeated[m])]
+    mismatched = [m for m in every if not same(every[m], repeated[m])]
     assert not mismatched
     assert len(every) == len(MEASURES)
 
@@ -120,7 +114,7 @@ def test_hypothesis_whole_weights_are_repeated_samples(rows):
         return
     got = fcm.evaluate(t, p, metrics="all", sample_weight=w)
     want = fcm.evaluate(np.repeat(t, w), np.repeat(p, w), metrics="all")
-    assert all(_same(got[m], want[m]) for m in got)
+    assert all(same(got[m], want[m]) for m in got)
 
 
 def test_a_weight_of_zero_drops_the_sample_and_its_class():
@@ -352,7 +346,7 @@ def test_hypothesis_real_weights_are_exact_sums_in_any_order(samples):
         assert _close(got[name], want[name], rel=1e-10, abs_=1e-10), name
     again = fcm.evaluate(t[order], p[order], metrics="all", sample_weight=w[order])
     every = fcm.evaluate(t, p, metrics="all", sample_weight=w)
-    assert all(_same(again[m], every[m]) for m in every)
+    assert all(same(again[m], every[m]) for m in every)
 
 
 def test_the_adjusted_mutual_information_needs_counts():
@@ -459,7 +453,7 @@ def test_whole_number_class_weights_are_repeated_samples():
     got = fcm.evaluate(t, p, metrics="all", class_weight={"a": 3, "c": 0})
     rep = np.array([3, 3, 1, 1, 1, 0])
     want = fcm.evaluate(np.repeat(t, rep), np.repeat(p, rep), metrics="all")
-    assert all(_same(got[m], want[m]) for m in got)
+    assert all(same(got[m], want[m]) for m in got)
     c = fcm.Contingency.from_labels(t, p, class_weight={"a": 3, "c": 0})
     assert c.classes.tolist() == ["a", "b"] and not c.weighted
 
@@ -485,6 +479,18 @@ def test_balanced_differs_from_the_truncated_reference_by_its_rounding():
     exact_ari = c.adjusted_rand_score()
     trunc_ari = fcm.Contingency(truncated.astype(np.int64)).adjusted_rand_score()
     assert abs(exact_ari - trunc_ari) > 1e-3
+
+
+def test_every_measure_documents_the_weights():
+    """scikit-learn's names (each module-level name of ``_supervised``) and the catalogue's
+    functions carry the paragraph on weights in their docstrings."""
+    from fastcluster_metrics import _supervised
+    from fastcluster_metrics._weights import WEIGHTS_DOC
+
+    names = [*_supervised.__all__, *(name for name in MEASURES if hasattr(fcm, name))]
+    assert len(names) > 50
+    for name in names:
+        assert WEIGHTS_DOC in getattr(fcm, name).__doc__, name
 
 
 # --- bad weights -------------------------------------------------------------------------------
