@@ -168,6 +168,11 @@ def is_undefined(value) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
+def same(a, b) -> bool:
+    """Equal values, to the last bit; NaN equal to NaN."""
+    return (is_undefined(a) and is_undefined(b)) or a == b
+
+
 def ami_is_undefined(name: str, kwargs: dict, labels_true, labels_pred) -> bool:
     """AMI with ``average_method="min"`` and singletons on exactly one side is 0 / 0."""
     if name != "adjusted_mutual_info_score" or kwargs.get("average_method") != "min":

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import same
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
@@ -44,6 +45,14 @@ def assert_same_scores(got, labels_true, labels_pred, **kw):
     assert list(got) == list(want)
     for name in want:
         assert got[name] == pytest.approx(want[name], rel=1e-12, abs=1e-12), name
+    assert got.n == want.n
+
+
+def assert_equal_scores(got, want):
+    """The same measures with the same values, to the last bit (NaN where ``want`` has NaN)."""
+    assert list(got) == list(want)
+    for name in want:
+        assert same(got[name], want[name]), name
     assert got.n == want.n
 
 
@@ -252,11 +261,7 @@ def test_weighted_arrays_and_series_equal_the_weighted_table_in_memory(client, l
     )
     assert got == want
     scores = fcm_dask.evaluate(ddf["cell_type"], ddf["leiden"], sample_weight=ddf["w"])
-    expected = fcm.evaluate(truth, pred, sample_weight=w)
-    for name in expected:
-        assert scores[name] == expected[name] or (
-            np.isnan(scores[name]) and np.isnan(expected[name])
-        ), name
+    assert_equal_scores(scores, fcm.evaluate(truth, pred, sample_weight=w))
 
 
 def test_weighted_files_read_on_the_workers(client, labels, tmp_path):
@@ -279,3 +284,119 @@ def test_weighted_files_read_on_the_workers(client, labels, tmp_path):
     frame.iloc[parts[2]].to_csv(tmp_path / "part2.csv", index=False)
     with pytest.raises(ValueError, match=r"part2.csv: column 'w' holds the weight -1.0"):
         fcm_dask.read_contingency(tmp_path, "cell_type", "leiden", weights="w")
+
+
+CLASS_WEIGHTS = ["balanced", {"B": 3, "T": 0.5, "pDC": 0}]
+
+
+@pytest.mark.parametrize("class_weight", CLASS_WEIGHTS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_class_weights_scale_the_merged_table_as_in_memory(client, labels, class_weight, weighted):
+    """Applied once to the merged table ("balanced": from the totals of all partitions, which
+    hold one or two classes each), the class weights give the table and scores in memory."""
+    truth, pred = labels
+    w = _weights(len(truth)) if weighted else None
+    want = fcm.Contingency.from_labels(truth, pred, sample_weight=w, class_weight=class_weight)
+    got = fcm_dask.contingency(
+        da.from_array(truth, chunks=2_000),
+        da.from_array(pred, chunks=7_000),
+        sample_weight=None if w is None else da.from_array(w, chunks=5_000),
+        class_weight=class_weight,
+        split_every=4,
+    )
+    assert got.weighted
+    assert_same_table(got, want)
+    assert got == want and got.n == want.n
+    np.testing.assert_array_equal(got.class_sizes, want.class_sizes)
+    frame = pd.DataFrame({"cell_type": truth, "leiden": pred, "w": 1.0 if w is None else w})
+    ddf = dd.from_pandas(frame, npartitions=6)
+    weights = None if w is None else ddf["w"]
+    got = fcm_dask.contingency(
+        ddf["cell_type"], ddf["leiden"], sample_weight=weights, class_weight=class_weight
+    )
+    assert got == want
+    scores = fcm_dask.evaluate(
+        ddf["cell_type"], ddf["leiden"], sample_weight=weights, class_weight=class_weight
+    )
+    assert_equal_scores(
+        scores, fcm.evaluate(truth, pred, sample_weight=w, class_weight=class_weight)
+    )
+
+
+@pytest.mark.parametrize("class_weight", CLASS_WEIGHTS)
+@pytest.mark.parametrize("weights", [None, "w"])
+def test_class_weights_of_files_read_on_the_workers(
+    client, labels, tmp_path, class_weight, weights
+):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    truth, pred = labels
+    w = _weights(len(truth))
+    frame = pd.DataFrame({"cell_type": truth, "leiden": pred, "w": w})
+    parts = np.array_split(np.arange(len(truth)), 3)
+    for k, rows in enumerate(parts[:2]):
+        table = pa.Table.from_pandas(frame.iloc[rows], preserve_index=False)
+        pq.write_table(table, tmp_path / f"part{k}.parquet", row_group_size=1000)
+    frame.iloc[parts[2]].to_csv(tmp_path / "part2.csv", index=False)
+    got = fcm_dask.read_contingency(
+        tmp_path,
+        "cell_type",
+        "leiden",
+        weights=weights,
+        class_weight=class_weight,
+        row_groups_per_task=4,
+    )
+    want = fcm.Contingency.from_labels(
+        truth, pred, sample_weight=None if weights is None else w, class_weight=class_weight
+    )
+    assert_same_table(got, want)
+    assert got == want and got.n == want.n
+
+
+@pytest.mark.parametrize("bad", ["balance", {"B": -1.0}, [1, 2]])
+def test_bad_class_weights_are_refused_at_the_call(client, labels, tmp_path, bad):
+    """Before any task runs (even of a lazy result), with the error of the call in memory."""
+    truth, pred = labels
+    true_d, pred_d = da.from_array(truth, chunks=9_000), da.from_array(pred, chunks=9_000)
+    with pytest.raises(ValueError) as in_memory:
+        fcm.Contingency.from_labels(truth, pred, class_weight=bad)
+    message = str(in_memory.value).removeprefix("Contingency.from_labels: ")
+    calls = {
+        "contingency": lambda: fcm_dask.contingency(
+            true_d, pred_d, class_weight=bad, compute=False
+        ),
+        "evaluate": lambda: fcm_dask.evaluate(true_d, pred_d, class_weight=bad),
+        "read_contingency": lambda: fcm_dask.read_contingency(
+            tmp_path, "a", "b", class_weight=bad, compute=False
+        ),
+    }
+    with distributed.get_task_stream(client) as stream:
+        for name, call in calls.items():
+            with pytest.raises(ValueError) as got:
+                call()
+            assert str(got.value) == f"fastcluster_metrics.dask.{name}: {message}"
+    assert stream.data == []
+
+
+@pytest.mark.parametrize("unknown", [{"B": 2, "nope": 1}, {"NK": 2}])
+def test_a_class_weight_of_no_class_is_refused_as_in_memory(client, labels, unknown):
+    """A class that ``labels_true`` lacks (or whose samples all weigh 0), once the tables
+    have merged: the error of the call in memory."""
+    truth, pred = labels
+    true_d, pred_d = da.from_array(truth, chunks=9_000), da.from_array(pred, chunks=9_000)
+    w = np.ones(len(truth))
+    w[truth == "NK"] = 0.0
+    w_d = da.from_array(w, chunks=9_000)
+    with pytest.raises(ValueError, match="class_weight names 1 class") as in_memory:
+        fcm.Contingency.from_labels(truth, pred, sample_weight=w, class_weight=unknown)
+    message = str(in_memory.value).removeprefix("Contingency.from_labels: ")
+    lazy = fcm_dask.contingency(
+        true_d, pred_d, sample_weight=w_d, class_weight=unknown, compute=False
+    )
+    with pytest.raises(ValueError) as got:
+        lazy.compute()
+    assert str(got.value) == f"fastcluster_metrics.dask.contingency: {message}"
+    with pytest.raises(ValueError) as got:
+        fcm_dask.evaluate(true_d, pred_d, sample_weight=w_d, class_weight=unknown)
+    assert str(got.value) == f"fastcluster_metrics.dask.evaluate: {message}"

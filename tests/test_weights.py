@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,13 +31,6 @@ SKLEARN_SCORES = [
     "fowlkes_mallows_score",
     "purity_score",
 ]
-
-
-def _same(a, b):
-    """Equal floats, NaN equal to NaN."""
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    return a == b
 
 
 def _close(a, b, rel=1e-11, abs_=1e-12):
@@ -62,7 +56,7 @@ def test_whole_weights_give_every_measure_of_the_repeated_samples(seed):
     every = fcm.evaluate(t, p, metrics="all", sample_weight=w)
     repeated = fcm.evaluate(np.repeat(t, w), np.repeat(p, w), metrics="all")
     assert every.n == repeated.n == int(w.sum())
-    mismatched = [m for m in every if not _same(every[m], repeated[m])]
+    mismatched = [m for m in every if not same(every[m], repeated[m])]
     assert not mismatched
     assert len(every) == len(MEASURES)
 
@@ -120,7 +114,7 @@ def test_hypothesis_whole_weights_are_repeated_samples(rows):
         return
     got = fcm.evaluate(t, p, metrics="all", sample_weight=w)
     want = fcm.evaluate(np.repeat(t, w), np.repeat(p, w), metrics="all")
-    assert all(_same(got[m], want[m]) for m in got)
+    assert all(same(got[m], want[m]) for m in got)
 
 
 def test_a_weight_of_zero_drops_the_sample_and_its_class():
@@ -150,27 +144,48 @@ def test_missing_labels_drop_their_weights():
 # --- real weights: the weighted definitions ----------------------------------------------------
 
 
-def _reference(t, p, w):
-    """Measures of a real-valued table written from their weighted definitions, in exact
-    fractions where possible: the dense table of weight sums (from Python floats added as
-    Fractions), pair counts C(x, 2) = x (x - 1) / 2 of cells, class and cluster sizes and the
-    total; entropies of the weighted proportions."""
+def _exact_cells(t, p, w):
+    """The dense table of weight sums, exactly: the Python floats added as Fractions (rows and
+    columns the sorted labels, including those whose samples all weigh 0)."""
     classes, ti = np.unique(t, return_inverse=True)
     clusters, pi = np.unique(p, return_inverse=True)
     cells = [[Fraction(0)] * len(clusters) for _ in classes]
     for i, j, x in zip(ti.tolist(), pi.tolist(), w.tolist(), strict=True):
         cells[i][j] += Fraction(x)
+    return classes, clusters, cells
+
+
+def _margins(cells):
+    """The class sizes, cluster sizes and total of an exact table."""
     a = [sum(row, Fraction(0)) for row in cells]
     b = [sum(col, Fraction(0)) for col in zip(*cells, strict=True)]
-    n = sum(a, Fraction(0))
+    return a, b, sum(a, Fraction(0))
 
-    def c2(x):
-        return x * (x - 1) / 2
 
-    t_ = sum(c2(x) for row in cells for x in row if x)
-    p_ = sum(c2(x) for x in a if x)
-    q_ = sum(c2(x) for x in b if x)
-    n_ = c2(n)
+def _c2(x):
+    return x * (x - 1) / 2
+
+
+def _pair_counts(cells):
+    """C(x, 2) summed over the cells, the class sizes and the cluster sizes, and of the total:
+    the exact pair counts (tp, same class, same cluster, all) of a real-valued table."""
+    a, b, n = _margins(cells)
+    return (
+        sum(_c2(x) for row in cells for x in row if x),
+        sum(_c2(x) for x in a if x),
+        sum(_c2(x) for x in b if x),
+        _c2(n),
+    )
+
+
+def _reference(t, p, w):
+    """Measures of a real-valued table written from their weighted definitions, in exact
+    fractions where possible: the dense table of weight sums (:func:`_exact_cells`), pair
+    counts C(x, 2) = x (x - 1) / 2 of cells, class and cluster sizes and the total; entropies
+    of the weighted proportions."""
+    _, _, cells = _exact_cells(t, p, w)
+    a, b, n = _margins(cells)
+    t_, p_, q_, n_ = _pair_counts(cells)
     expected = p_ * q_ / n_
     out = {
         "adjusted_rand_score": float((t_ - expected) / ((p_ + q_) / 2 - expected)),
@@ -237,6 +252,101 @@ def test_every_measure_takes_real_weights(seed):
     for m in scale_free:
         assert _close(quartered[m], repeated[m], rel=1e-9, abs_=1e-12), m
     assert _close(quartered["chi_squared"], repeated["chi_squared"] / 4, rel=1e-9)
+
+
+# Real weights for the property test below: 0, or at least 2**-11 (see there); tiny ones, ones
+# with every mantissa bit used (1/3, pi, 1 - 2**-53, and hypothesis's own), whole ones.
+_REAL_WEIGHTS = st.one_of(
+    st.just(0.0),
+    st.sampled_from([1e-3, 2.0**-11, 0.1, 1 / 3, math.pi, 1 - 2.0**-53, 1.0, 1e3 / 7]),
+    st.floats(min_value=2.0**-11, max_value=1e3),
+)
+
+_PROPERTY_SCORES = [
+    "adjusted_rand_score",
+    "normalized_mutual_info_score",
+    "v_measure_score",
+    "fowlkes_mallows_score",
+]
+
+
+def _far_from_cancelling(cells, margin=1e-4):
+    """Whether the pair counts of an exact table and the adjusted Rand index's denominator are
+    far from 0 next to the sums of squares they are differences of. Pair counts x (x - 1) / 2
+    of real sums near 1 cancel; there, rounding each sum once (as the table does) can decide
+    the score, and ``margin`` bounds what it moves the pair-counting scores by."""
+    a, b, n = _margins(cells)
+    pairs = _pair_counts(cells)
+    squares = (
+        sum(x * x for row in cells for x in row),
+        sum(x * x for x in a),
+        sum(x * x for x in b),
+        n * n,
+    )
+    if any(abs(x) < margin * (s + n) for x, s in zip(pairs, squares, strict=True)):
+        return False
+    t_, p_, q_, n_ = pairs
+    expected = p_ * q_ / n_
+    scale = abs(t_) + abs(p_) + abs(q_) + 3 * abs(expected)
+    return abs((p_ + q_) / 2 - expected) >= margin * scale
+
+
+@st.composite
+def _weighted_samples(draw):
+    """Small labelings (4 classes, 5 clusters at most), real weights not all 0, and an order
+    of the samples."""
+    rows = draw(
+        st.lists(
+            st.tuples(st.integers(0, 3), st.integers(0, 4), _REAL_WEIGHTS), min_size=1, max_size=30
+        ).filter(lambda rows: any(r[2] > 0 for r in rows))
+    )
+    order = draw(st.permutations(range(len(rows))))
+    t, p, w = (np.array(column) for column in zip(*rows, strict=True))
+    return t, p, w.astype(np.float64), np.array(order, dtype=np.int64)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_weighted_samples())
+def test_hypothesis_real_weights_are_exact_sums_in_any_order(samples):
+    """Real weights, 0 or at least 2**-11: the core sums weights exactly in units of 2**-64
+    (smaller weights are rounded to those units), so each cell, size and the total are the
+    exact sums of the float weights (Fractions), rounded once. The measures then follow the
+    weighted definitions (:func:`_reference`, where its formulas are defined, with no 0 / 0 or
+    square root of a negative ratio, and :func:`_far_from_cancelling`), and the samples in
+    another order give the same table and scores, to the last bit."""
+    t, p, w, order = samples
+    c = fcm.Contingency.from_labels(t, p, sample_weight=w)
+    classes, clusters, cells = _exact_cells(t, p, w)
+    rows = [i for i, row in enumerate(cells) if any(row)]
+    cols = [j for j in range(len(clusters)) if any(row[j] for row in cells)]
+    assert c.classes.tolist() == classes[rows].tolist()
+    assert c.clusters.tolist() == clusters[cols].tolist()
+    exact = [[float(cells[i][j]) for j in cols] for i in rows]
+    assert c.to_numpy().tolist() == exact
+    assert c.class_sizes.tolist() == [float(sum(cells[i], Fraction(0))) for i in rows]
+    assert c.cluster_sizes.tolist() == [
+        float(sum((row[j] for row in cells), Fraction(0))) for j in cols
+    ]
+    assert c.n == float(sum((x for row in cells for x in row), Fraction(0)))
+
+    shuffled = fcm.Contingency.from_labels(t[order], p[order], sample_weight=w[order])
+    assert shuffled == c
+    assert shuffled.to_numpy().tolist() == c.to_numpy().tolist()
+    assert shuffled.class_sizes.tolist() == c.class_sizes.tolist()
+    assert shuffled.n == c.n
+
+    if not _far_from_cancelling(cells):
+        return
+    try:
+        want, _ = _reference(t, p, w)
+    except (ZeroDivisionError, ValueError):
+        return  # a degenerate table (one class, ...): its conventions are tested elsewhere
+    got = fcm.evaluate(t, p, metrics=_PROPERTY_SCORES, sample_weight=w)
+    for name in _PROPERTY_SCORES:
+        assert _close(got[name], want[name], rel=1e-10, abs_=1e-10), name
+    again = fcm.evaluate(t[order], p[order], metrics="all", sample_weight=w[order])
+    every = fcm.evaluate(t, p, metrics="all", sample_weight=w)
+    assert all(same(again[m], every[m]) for m in every)
 
 
 def test_the_adjusted_mutual_information_needs_counts():
@@ -343,7 +453,7 @@ def test_whole_number_class_weights_are_repeated_samples():
     got = fcm.evaluate(t, p, metrics="all", class_weight={"a": 3, "c": 0})
     rep = np.array([3, 3, 1, 1, 1, 0])
     want = fcm.evaluate(np.repeat(t, rep), np.repeat(p, rep), metrics="all")
-    assert all(_same(got[m], want[m]) for m in got)
+    assert all(same(got[m], want[m]) for m in got)
     c = fcm.Contingency.from_labels(t, p, class_weight={"a": 3, "c": 0})
     assert c.classes.tolist() == ["a", "b"] and not c.weighted
 
@@ -369,6 +479,18 @@ def test_balanced_differs_from_the_truncated_reference_by_its_rounding():
     exact_ari = c.adjusted_rand_score()
     trunc_ari = fcm.Contingency(truncated.astype(np.int64)).adjusted_rand_score()
     assert abs(exact_ari - trunc_ari) > 1e-3
+
+
+def test_every_measure_documents_the_weights():
+    """scikit-learn's names (each module-level name of ``_supervised``) and the catalogue's
+    functions carry the paragraph on weights in their docstrings."""
+    from fastcluster_metrics import _supervised
+    from fastcluster_metrics._weights import WEIGHTS_DOC
+
+    names = [*_supervised.__all__, *(name for name in MEASURES if hasattr(fcm, name))]
+    assert len(names) > 50
+    for name in names:
+        assert WEIGHTS_DOC in getattr(fcm, name).__doc__, name
 
 
 # --- bad weights -------------------------------------------------------------------------------

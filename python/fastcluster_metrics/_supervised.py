@@ -529,21 +529,6 @@ def purity_score(
     ).purity()
 
 
-for _name in (
-    "adjusted_mutual_info_score",
-    "adjusted_rand_score",
-    "completeness_score",
-    "contingency_matrix",
-    "entropy",
-    "fowlkes_mallows_score",
-    "homogeneity_completeness_v_measure",
-    "homogeneity_score",
-    "mutual_info_score",
-    "normalized_mutual_info_score",
-    "pair_confusion_matrix",
-    "purity_score",
-    "rand_score",
-    "v_measure_score",
-):
+for _name in __all__:
     with_weights_doc(globals()[_name])
 del _name

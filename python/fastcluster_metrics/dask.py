@@ -23,6 +23,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 from collections.abc import Iterable
@@ -37,6 +38,7 @@ from ._evaluate import Evaluation, scores
 from ._labels import check_missing
 from ._readers import check_batch_size, is_store, open_file
 from ._stream import Partial, merge, partial, read_partial, to_contingency
+from ._weights import check_class_weight
 
 __all__ = ["contingency", "evaluate", "read_contingency"]
 
@@ -174,6 +176,7 @@ def contingency(
     split_every: int = 8,
     compute: bool = True,
     sample_weight: Any = None,
+    class_weight: str | dict[Any, float] | None = None,
 ) -> Any:
     """The :class:`~fastcluster_metrics.Contingency` of two Dask collections.
 
@@ -188,14 +191,43 @@ def contingency(
     collection of the same kind, one non-negative number per sample, partitioned alike or
     matched as ``labels_pred`` is) weighs the samples; weighted tables merge exactly, so the
     result equals ``Contingency.from_labels(..., sample_weight=...)`` in memory.
+    ``class_weight`` (as ``from_labels`` takes it: ``"balanced"`` or a dict) scales the rows
+    of the merged table, once, after the partition tables merge (``"balanced"``: by the
+    classes' totals over all partitions), so the result equals ``from_labels(...,
+    class_weight=...)`` in memory; it is checked before anything is computed, and a class it
+    names that ``labels_true`` lacks raises ``ValueError`` when the table is computed.
 
     Returns the computed table (with the current scheduler: a ``distributed.Client`` if one
     is active), or with ``compute=False`` a ``dask.delayed`` object that computes it.
     """
-    missing = check_missing("fastcluster_metrics.dask.contingency", missing)
+    return _contingency(
+        "fastcluster_metrics.dask.contingency",
+        labels_true,
+        labels_pred,
+        missing,
+        split_every,
+        compute,
+        sample_weight,
+        class_weight,
+    )
+
+
+def _contingency(
+    func: str,
+    labels_true: Any,
+    labels_pred: Any,
+    missing: str,
+    split_every: int,
+    compute: bool,
+    sample_weight: Any,
+    class_weight: Any,
+) -> Any:
+    """:func:`contingency` for the call ``func`` (which its errors name)."""
+    missing = check_missing(func, missing)
+    class_weight = check_class_weight(func, class_weight)
     _check_split_every(split_every)
     tables = _partition_tables(labels_true, labels_pred, missing, sample_weight)
-    return _reduce(tables, split_every, compute)
+    return _reduce(tables, split_every, compute, class_weight, func)
 
 
 def _check_split_every(split_every: object) -> None:
@@ -203,12 +235,19 @@ def _check_split_every(split_every: object) -> None:
         raise ValueError(f"split_every must be an int of at least 2; got {split_every!r}")
 
 
-def _reduce(parts: list[Any], split_every: int, compute: bool) -> Any:
-    """The partial tables merged as a tree, then the public table (computed, or delayed)."""
+def _reduce(
+    parts: list[Any],
+    split_every: int,
+    compute: bool,
+    class_weight: str | dict[Any, float | int] | None,
+    func: str,
+) -> Any:
+    """The partial tables merged as a tree, then the public table (computed, or delayed),
+    its rows scaled by the class weights (checked) once the tables have merged."""
     from dask.delayed import delayed
 
     if not parts:
-        empty = Contingency.from_labels([], [])
+        empty = Contingency.from_labels([], [], class_weight=class_weight)
         return empty if compute else delayed(empty)
     if len(parts) == 1:  # a merge sorts the labels, even of one partition
         parts = [delayed(_merge, pure=True)(parts[0])]
@@ -217,7 +256,10 @@ def _reduce(parts: list[Any], split_every: int, compute: bool) -> Any:
             delayed(_merge, pure=True)(*parts[i : i + split_every])
             for i in range(0, len(parts), split_every)
         ]
-    table = delayed(to_contingency, pure=True)(parts[0])
+    # The class weights go bound to the function, so Dask passes them as they are (it would
+    # unpack a dict argument into a task of its own and look into it for keys).
+    finish = functools.partial(to_contingency, class_weight=class_weight, func=func)
+    table = delayed(finish, pure=True)(parts[0])
     return table.compute() if compute else table
 
 
@@ -275,6 +317,7 @@ def read_contingency(
     compute: bool = True,
     encoding: str = "utf-8",
     weights: str | None = None,
+    class_weight: str | dict[Any, float] | None = None,
 ) -> Any:
     """The :class:`~fastcluster_metrics.Contingency` of two columns of many files, each read
     and counted on the workers with pyarrow, in bounded memory.
@@ -286,13 +329,16 @@ def read_contingency(
     (``format``, ``batch_size``, ``missing`` and ``encoding`` as there) and returns a small
     table; the tables merge ``split_every`` at a time. No DataFrame is built, and only tables
     travel. ``weights`` names a column of sample weights, read as
-    :func:`~fastcluster_metrics.read_contingency` reads it.
+    :func:`~fastcluster_metrics.read_contingency` reads it; ``class_weight`` scales the rows
+    of the merged table of all the files, once, as in :func:`contingency`.
 
     Returns the computed table, or with ``compute=False`` a ``dask.delayed`` object.
     """
     from dask.delayed import delayed
 
-    missing = check_missing("fastcluster_metrics.dask.read_contingency", missing)
+    func = "fastcluster_metrics.dask.read_contingency"
+    missing = check_missing(func, missing)
+    class_weight = check_class_weight(func, class_weight)
     check_batch_size(batch_size)
     _check_split_every(split_every)
     if not isinstance(row_groups_per_task, int) or row_groups_per_task < 1:
@@ -322,7 +368,7 @@ def read_contingency(
                     weights,
                 )
             )
-    return _reduce(tasks, split_every, compute)
+    return _reduce(tasks, split_every, compute, class_weight, func)
 
 
 def evaluate(
@@ -333,15 +379,14 @@ def evaluate(
     missing: str = "raise",
     split_every: int = 8,
     sample_weight: Any = None,
+    class_weight: str | dict[Any, float] | None = None,
 ) -> Evaluation:
     """:func:`~fastcluster_metrics.evaluate`'s scores (all, or the chosen ones) of two Dask
-    collections, from :func:`contingency`: the same values as in memory."""
-    measures = resolve_all(metrics, "fastcluster_metrics.dask.evaluate")
-    table = contingency(
-        labels_true,
-        labels_pred,
-        missing=missing,
-        split_every=split_every,
-        sample_weight=sample_weight,
+    collections, from :func:`contingency` (``sample_weight`` and ``class_weight`` as there):
+    the same values as in memory."""
+    func = "fastcluster_metrics.dask.evaluate"
+    measures = resolve_all(metrics, func)
+    table = _contingency(
+        func, labels_true, labels_pred, missing, split_every, True, sample_weight, class_weight
     )
     return scores(table, measures)
