@@ -33,7 +33,6 @@ __all__ = [
 
 EPS = float(np.finfo(np.float64).eps)
 INT64_MAX = 2**63 - 1
-INT64_MAX = 2**63 - 1
 
 
 def pair_confusion(table: AnyTable) -> tuple[int, int, int, int]:
