@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -72,9 +73,20 @@ def _interrupt(script: str, tmp_path: Path, delay: float = DELAY) -> tuple[float
         sent = time.monotonic()
         line = child.stdout.readline()
         latency = time.monotonic() - sent
-        rest, err = child.communicate(timeout=120)
+        # The rest through the same buffered file: ``communicate`` reads the raw pipe and
+        # misses what ``readline`` already buffered. A hung child is killed after 120 s.
+        watchdog = threading.Timer(120, child.kill)
+        watchdog.start()
+        rest = child.stdout.read()
+        err = child.stderr.read() if child.stderr else ""
+        child.wait()
+        watchdog.cancel()
     finally:
         child.kill()
+        for pipe in (child.stdout, child.stderr):
+            if pipe:
+                pipe.close()
+        child.wait()
     assert child.returncode == 0, err
     return latency, line + rest
 

@@ -20,7 +20,7 @@ use crate::error::Error;
 use crate::label::Label;
 use crate::pool;
 use crate::stop;
-use crate::table::Table;
+use crate::table::{radix_sort, Table};
 
 use super::growth::{window_limit, Growth, Place, Span};
 use super::window::CHUNK;
@@ -264,11 +264,16 @@ pub fn count_weighted<A: Label, B: Label>(
     for counter in counters {
         counter.drain_into(&mut cells);
     }
-    if threads > 1 && cells.len() > 1 << 16 {
-        pool::run(|| cells.par_sort_unstable_by_key(|&(x, y, _)| (x, y)));
-    } else {
-        cells.sort_unstable_by_key(|&(x, y, _)| (x, y));
+    stop::check()?;
+    // Wide tables sort millions of cells: the radix sort stops on request.
+    if !radix_sort(&mut cells) {
+        if threads > 1 && cells.len() > 1 << 16 {
+            pool::run(|| cells.par_sort_unstable_by_key(|&(x, y, _)| (x, y)));
+        } else {
+            cells.sort_unstable_by_key(|&(x, y, _)| (x, y));
+        }
     }
+    stop::check()?;
     cells.dedup_by(|next, kept| {
         let same = next.0 == kept.0 && next.1 == kept.1;
         if same {

@@ -12,7 +12,8 @@ use crate::pool;
 use crate::stop;
 
 use rayon::prelude::*;
-use sort::{column_keys, radix_sort};
+use sort::column_keys;
+pub(crate) use sort::radix_sort;
 
 /// The sorted distinct labels of one side of a table.
 #[derive(Debug, Clone, PartialEq, Eq)]

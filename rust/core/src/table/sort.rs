@@ -11,7 +11,8 @@ use crate::stop;
 /// the pair becomes `(a - a_min) * b_range + (b - b_min)`, and only the digits that
 /// vary are sorted. Returns false, leaving `cells` as they were, otherwise. A stopped
 /// sort ([`stop::requested`]) returns true and leaves `cells` in no particular order.
-pub(super) fn radix_sort(cells: &mut [(u64, u64, u64)]) -> bool {
+/// Each cell carries a payload `T` (a count, or a weighted sum).
+pub(crate) fn radix_sort<T: Copy + Default>(cells: &mut [(u64, u64, T)]) -> bool {
     const BITS: u32 = 11;
     const RADIX: usize = 1 << BITS;
     if cells.len() < 1 << 12 {
@@ -35,11 +36,11 @@ pub(super) fn radix_sort(cells: &mut [(u64, u64, u64)]) -> bool {
     else {
         return false;
     };
-    let mut keyed: Vec<(u64, u64)> = cells
+    let mut keyed: Vec<(u64, T)> = cells
         .iter()
         .map(|&(a, b, c)| ((a - a_lo) * b_range + (b - b_lo), c))
         .collect();
-    let mut buffer = vec![(0u64, 0u64); keyed.len()];
+    let mut buffer = vec![(0u64, T::default()); keyed.len()];
     let passes = (u64::BITS - max.leading_zeros()).div_ceil(BITS);
     for pass in 0..passes {
         let shift = pass * BITS;
