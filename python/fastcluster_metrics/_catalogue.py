@@ -80,9 +80,10 @@ class Measure:
     adjusted: bool = False
     """Adjusted for chance under a random model (0 in expectation for random labelings)."""
     counts: bool = False
-    """Defined for tables of counts only (it needs the expected mutual information): with
-    weights that make some cell non-integral its function raises ``ValueError``, and
-    :func:`evaluate`, :func:`compare_many` and the tools built on them give NaN."""
+    """Defined for tables of counts only (the expected mutual information; the couples of
+    distinct sample pairs that MARI and G+ count): with weights that make some cell
+    non-integral its function raises ``ValueError``, and :func:`evaluate`,
+    :func:`compare_many` and the tools built on them give NaN."""
     default: bool = False
     """Computed by :func:`evaluate` when no measures are named."""
     in_sklearn: bool = False
@@ -213,7 +214,7 @@ MEASURES: dict[str, Measure] = _rows(
             range=None, unit="squared distance", **_DISTANCE),
     # pair counting
     Measure("modified_adjusted_rand_score", _C.modified_adjusted_rand_score, PAIRS, ("MARI",),
-            range=SIGNED, adjusted=True),
+            range=SIGNED, adjusted=True, counts=True),
     Measure("adjusted_fowlkes_mallows_score", _C.adjusted_fowlkes_mallows_score, PAIRS,
             ("AFMI",), range=SIGNED, adjusted=True),
     Measure("jaccard_index", _C.jaccard_index, PAIRS, ("Jaccard",), **_SYM),
@@ -229,7 +230,7 @@ MEASURES: dict[str, Measure] = _rows(
     Measure("kendall_tau", _C.kendall_tau, PAIRS, ("Kendall tau",), range=SIGNED),
     Measure("goodman_kruskal_gamma", _C.goodman_kruskal_gamma, PAIRS, ("GK gamma",),
             range=SIGNED),
-    Measure("g_plus_index", _C.g_plus_index, PAIRS, ("G+",), **_DISTANCE),
+    Measure("g_plus_index", _C.g_plus_index, PAIRS, ("G+",), **_DISTANCE, counts=True),
     Measure("mcnemar_index", _C.mcnemar_index, PAIRS, ("McNemar",), range=None,
             unit="z statistic"),
     Measure("rogers_tanimoto_index", _C.rogers_tanimoto_index, PAIRS, ("Rogers-Tanimoto",),

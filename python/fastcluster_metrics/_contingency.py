@@ -205,6 +205,12 @@ class Contingency(Measures):
             raise no_units("a Contingency")
         return table.units
 
+    def _row_squares(self) -> NDArray[Any] | None:
+        """Each class's exact sum of its samples' squared weights in units of ``2**-128`` (None
+        for counts), as merges sum them."""
+        table = self._native_table
+        return table.row_squares if isinstance(table, WeightedTable) else None
+
     # --- the table ---------------------------------------------------------------------------
 
     @property
@@ -303,6 +309,9 @@ class Contingency(Measures):
             state["sums"] = (table.row_sums(), table.col_sums(), table.n)
             if table.units is not None:
                 state["units"] = table.units
+            if not table.integral:
+                state["squares"] = table.squares
+                state["pairs"] = table.pair_sums()
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -311,8 +320,14 @@ class Contingency(Measures):
         if "sums" in state:
             n_keys = (np.arange(n_rows), np.arange(n_cols))
             native = WeightedTable(
-                (n_rows, n_cols), (rows, cols, counts), state["sums"], n_keys, state.get("units")
+                (n_rows, n_cols),
+                (rows, cols, counts),
+                state["sums"],
+                n_keys,
+                state.get("units"),
+                state.get("squares"),
             )
+            native._pairs = state.get("pairs")
         else:
             native = _native.table_from_cells(n_rows, n_cols, rows, cols, counts)
         self._init(native, state["classes"], state["clusters"])

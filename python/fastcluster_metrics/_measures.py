@@ -78,6 +78,7 @@ from numpy.typing import NDArray
 
 from ._diagnostics import Diagnostics
 from ._params import _fail, check_beta, scipy_module
+from ._weighted_table import WeightedTable, pairs
 
 if TYPE_CHECKING:
     from ._weighted_table import AnyTable
@@ -187,20 +188,9 @@ class Measures(Diagnostics):
     # --- pair counting -----------------------------------------------------------------------
 
     def _pairs(self) -> tuple[int, int, int, int]:
-        """(N, P, Q, T) as exact integers, from the sums of squares; for real cells (weights),
-        ``C(x, 2) = x (x - 1) / 2`` of the cells, sizes and total, as exact Fractions of the
-        float sums (so that every ratio of them is rounded once)."""
-        sums = self._native_table.pair_sums()
-        if all(isinstance(x, int) for x in sums):
-            n, cells_sq, rows_sq, cols_sq = sums
-            return n * (n - 1) // 2, (rows_sq - n) // 2, (cols_sq - n) // 2, (cells_sq - n) // 2
-        q = [Fraction(x) for x in sums]
-        return (  # type: ignore[return-value]
-            q[0] * (q[0] - 1) / 2,
-            (q[2] - q[0]) / 2,
-            (q[3] - q[0]) / 2,
-            (q[1] - q[0]) / 2,
-        )
+        """(N, P, Q, T) as exact integers (exact Fractions for weighted samples, so that every
+        ratio of them is rounded once): :func:`._weighted_table.pairs`."""
+        return pairs(self._native_table)  # type: ignore[return-value]
 
     def pair_counts(self) -> dict[str, int | float]:
         """Unordered pairs of distinct samples by agreement, as exact integers.
@@ -352,6 +342,7 @@ class Measures(Diagnostics):
         pairs) or a zero denominator. Under independence it estimates 0 without bias at any
         ``n``; for large ``n`` it approaches the ARI.
         """
+        self._counts_only("modified_adjusted_rand_score")
         n_pairs, p, q, t = self._pairs()
         if p == q == t:
             return 1.0
@@ -368,6 +359,17 @@ class Measures(Diagnostics):
         return _ratio(
             2 * (t * couples - n_pairs * together), (p + q) * couples - 2 * n_pairs * together, _NAN
         )
+
+    def _counts_only(self, func: str) -> None:
+        """``ValueError`` on a table of weighted samples that are not all whole numbers."""
+        table = self._native_table
+        if isinstance(table, WeightedTable) and not table.integral:
+            raise ValueError(
+                f"{func} is defined for counts only: it counts couples of distinct sample pairs"
+                " (or quadruples of samples), which weights that are not whole numbers do not"
+                " define. Use whole-number sample_weight and class_weight (each sample then"
+                " counts that many times)"
+            )
 
     def _pairs_of_pairs(self) -> tuple[int, int, int]:
         """(concordant, discordant, all) couples of distinct sample pairs, exact integers.
@@ -412,6 +414,7 @@ class Measures(Diagnostics):
         ``2 s- / (N (N - 1))`` of [Ro74]_, over all couples of distinct pairs of samples;
         0 is best. nan for fewer than three samples (fewer than two pairs).
         """
+        self._counts_only("g_plus_index")
         _, s_minus, couples = self._pairs_of_pairs()
         return _ratio(s_minus, couples, _NAN)
 

@@ -45,6 +45,7 @@ class Part(Protocol):
     @property
     def n(self) -> int | float: ...
     def _cell_units(self) -> NDArray[Any] | None: ...
+    def _row_squares(self) -> NDArray[Any] | None: ...
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,8 @@ class Cells:
     cols: NDArray[np.int64]
     counts: NDArray[np.int64]
     part: NDArray[np.int64]
+    row_maps: tuple[NDArray[np.int64], ...] = ()
+    """Each part's classes' positions in ``classes``."""
 
 
 def _is_missing_label(value: object) -> bool:
@@ -132,6 +135,7 @@ def stack(parts: Sequence[Part]) -> Cells:
         classes,
         clusters,
         *(np.concatenate([empty, *x]).astype(np.int64) for x in (rows, cols, counts, part)),
+        tuple(row_maps),
     )
 
 
@@ -167,7 +171,18 @@ def _merge_units(
     np.add.at(summed, where.reshape(-1), np.concatenate([np.empty(0, dtype=object), *exact]))
     rows, cols = np.divmod(places, max(shape[1], 1))
     keep = summed != 0
-    return from_units(shape, rows[keep].astype(np.int64), cols[keep].astype(np.int64), summed[keep])
+    # Each class's sum of its samples' squares (a part of counts: its sizes, weight 1 each).
+    squares = np.zeros(shape[0], dtype=object)
+    for p, row_map in zip(parts, cells.row_maps, strict=True):
+        own = p._row_squares()
+        if own is None:
+            rows_of, _, counts = p.cells
+            own = np.zeros(row_map.size, dtype=object)
+            np.add.at(own, rows_of, counts.astype(object) * (UNIT * UNIT))
+        np.add.at(squares, row_map, own)
+    return from_units(
+        shape, rows[keep].astype(np.int64), cols[keep].astype(np.int64), summed[keep], squares
+    )
 
 
 def no_units(what: str) -> ValueError:

@@ -62,6 +62,7 @@ def count_weighted(
         NDArray[np.float64],
         NDArray[np.float64],
         float,
+        NDArray[np.uint64],
     ]
     | None,
 ]: ...

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._weighted_table import AnyTable
+from ._weighted_table import AnyTable, pairs
 
 __all__ = [
     "EPS",
@@ -35,19 +35,12 @@ EPS = float(np.finfo(np.float64).eps)
 INT64_MAX = 2**63 - 1
 
 
-def pair_confusion(table: AnyTable) -> tuple[int, int, int, int]:
-    """(tn, fp, fn, tp) over ordered pairs of distinct samples, as exact integers; from real
-    cells (weights), ``x (x - 1)`` of each cell, size and total, as exact Fractions of the
-    float sums."""
-    sums: tuple[Any, ...] = table.pair_sums()
-    if not all(isinstance(x, int) for x in sums):
-        sums = tuple(Fraction(x) for x in sums)
-    n, cells_sq, rows_sq, cols_sq = sums
-    tp = cells_sq - n
-    fp = cols_sq - cells_sq
-    fn = rows_sq - cells_sq
-    tn = n * n - fp - fn - cells_sq
-    return tn, fp, fn, tp
+def pair_confusion(table: AnyTable) -> tuple[Any, Any, Any, Any]:
+    """(tn, fp, fn, tp) over ordered pairs of distinct samples, as exact integers (exact
+    Fractions for weighted samples, :func:`pairs`)."""
+    n_pairs, p, q, t = pairs(table)
+    tp, fp, fn = 2 * t, 2 * (q - t), 2 * (p - t)
+    return 2 * n_pairs - tp - fp - fn, fp, fn, tp
 
 
 def pair_confusion_matrix(table: AnyTable) -> NDArray[Any]:
@@ -141,11 +134,8 @@ def ami(table: AnyTable, average_method: str) -> float:
 
 
 def fowlkes_mallows(table: AnyTable) -> float:
-    n, cells_sq, rows_sq, cols_sq = table.pair_sums()
-    tk = cells_sq - n
-    pk = cols_sq - n
-    qk = rows_sq - n
-    return math.sqrt(tk / pk) * math.sqrt(tk / qk) if tk != 0 else 0.0
+    _, p, q, t = pairs(table)
+    return math.sqrt(t / q) * math.sqrt(t / p) if t != 0 else 0.0
 
 
 def purity(table: AnyTable) -> float:

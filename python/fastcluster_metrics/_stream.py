@@ -60,6 +60,9 @@ class Partial:
     cols: NDArray[np.int64]
     counts: NDArray[Any]
     units: NDArray[Any] | None = None
+    squares: NDArray[Any] | None = None
+    """With ``units``: each class's exact sum of its samples' squared weights, in units of
+    ``2**-128``."""
 
     @property
     def n(self) -> int | float:
@@ -69,6 +72,9 @@ class Partial:
 
     def _cell_units(self) -> NDArray[Any] | None:
         return self.units
+
+    def _row_squares(self) -> NDArray[Any] | None:
+        return self.squares
 
     @property
     def nnz(self) -> int:
@@ -103,6 +109,7 @@ def partial(
 def _of_table(table: Table, classes: NDArray[Any], clusters: NDArray[Any]) -> Partial:
     rows, cols, counts = table.cells()
     units = table.units if isinstance(table, WeightedTable) else None
+    squares = table.row_squares if isinstance(table, WeightedTable) else None
     return Partial(
         classes,
         clusters,
@@ -110,6 +117,7 @@ def _of_table(table: Table, classes: NDArray[Any], clusters: NDArray[Any]) -> Pa
         cols.astype(np.int64),
         counts if units is not None else counts.astype(np.int64),
         units,
+        squares,
     )
 
 
@@ -126,8 +134,8 @@ def to_contingency(
     class weights (checked, :func:`._weights.check_class_weight`)."""
     shape = (int(part.classes.size), int(part.clusters.size))
     native: Table
-    if part.units is not None:
-        native = from_units(shape, part.rows, part.cols, part.units)
+    if part.units is not None and part.squares is not None:
+        native = from_units(shape, part.rows, part.cols, part.units, part.squares)
     else:
         native = _native.table_from_cells(shape[0], shape[1], part.rows, part.cols, part.counts)
     classes, clusters = part.classes, part.clusters

@@ -8,11 +8,19 @@ alike), its cells and sums as floats, its scores from them in NumPy. Sums over c
 cells in row-major order: a table's scores depend neither on the order of the samples nor on
 the thread count (the core sums each cell's weights exactly). The expected mutual information
 is defined for counts only: asking a real-valued table for it raises ``ValueError``.
+
+Pair counts sum ``w(x) w(y)`` over unordered pairs of distinct samples. A whole-number weight
+``k`` stands for ``k`` samples of weight 1 (so whole weights give the pairs of the repeated
+samples), any other weight ``w`` for one sample of weight ``w``: a cell of weight ``c`` whose
+samples' squares sum to ``s`` holds ``(c**2 - s) / 2`` pairs, never a negative number. A
+table holds each row's ``s`` exactly (:attr:`WeightedTable.row_squares`), and its pair sums
+are exact fractions of its exact cells.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -22,15 +30,20 @@ from . import _native
 
 __all__ = [
     "NOT_COUNTS",
+    "SQUARE",
     "UNIT",
     "AnyTable",
     "WeightedTable",
     "from_units",
+    "pairs",
     "scale_rows",
 ]
 
 UNIT = 1 << 64
 """The core sums weights exactly in units of ``2**-64``: a count ``c`` is ``c * UNIT`` units."""
+
+SQUARE = UNIT * UNIT
+"""Sums of squared weights are exact in units of ``2**-128``."""
 
 NOT_COUNTS = (
     "is defined for counts only: the expected mutual information under the permutation"
@@ -52,10 +65,13 @@ class WeightedTable:
         "_cols",
         "_core",
         "_n",
+        "_pairs",
         "_row_keys",
         "_row_sums",
         "_rows",
         "_shape",
+        "_square_sum",
+        "_squares",
         "_units",
         "_values",
         "row_factors",
@@ -68,8 +84,19 @@ class WeightedTable:
         sums: tuple[NDArray[Any], NDArray[Any], float | int],
         keys: tuple[NDArray[Any], NDArray[Any]],
         units: NDArray[Any] | tuple[NDArray[np.uint64], NDArray[np.uint64]] | None = None,
+        squares: NDArray[Any] | int | Fraction | None = None,
     ) -> None:
         self._shape = shape
+        # Each row's exact sum of its samples' squares in units of SQUARE (an object array),
+        # or only their total (a transposed table); None for a table of counts.
+        self._squares: NDArray[Any] | None = None
+        self._square_sum: int | Fraction | None = None
+        if isinstance(squares, np.ndarray):
+            self._squares = squares
+            self._square_sum = sum(squares.tolist())
+        elif squares is not None:
+            self._square_sum = squares
+        self._pairs: tuple[Fraction, Fraction, Fraction, Fraction] | None = None
         # Python ints (an object array), or the core's (high, low) halves until asked for.
         self._units = units
         self._rows, self._cols, self._values = cells
@@ -88,13 +115,17 @@ class WeightedTable:
         """The table of the core's weighted count: its cells' places and keys from
         ``structure``, their sums from ``sums`` (as ``_native.count_weighted`` returns them)."""
         rows, cols, _ = structure.cells()
-        hi, lo, values, row_sums, col_sums, n = sums
+        hi, lo, values, row_sums, col_sums, n, limbs = sums
+        squares = np.zeros(structure.shape[0], dtype=object)
+        for k, limb in enumerate(limbs.reshape(-1, 4).T):
+            squares += limb.astype(object) << (64 * k)
         return cls(
             structure.shape,
             (rows.astype(np.int64), cols.astype(np.int64), values),
             (row_sums, col_sums, float(n)),
             (structure.row_keys(), structure.col_keys()),
             (hi, lo),
+            squares,
         )
 
     @property
@@ -115,6 +146,24 @@ class WeightedTable:
         if isinstance(self._units, tuple):
             return (self._units[0][order], self._units[1][order])
         return self._units[order]
+
+    @property
+    def row_squares(self) -> NDArray[Any] | None:
+        """Each row's exact sum of its samples' squared weights in units of ``2**-128`` (a
+        whole weight ``k`` counting ``k``), as merges and class weights need them; None for a
+        transposed table and a table of counts."""
+        return self._squares
+
+    @property
+    def squares(self) -> NDArray[Any] | int | Fraction | None:
+        """The squares as the constructor takes them: :attr:`row_squares`, else their total."""
+        return self._squares if self._squares is not None else self._square_sum
+
+    def square_sum(self) -> Fraction:
+        """The exact sum of every sample's squared weight (``n`` for a table of counts)."""
+        if self._square_sum is None:
+            return Fraction(self._n)
+        return Fraction(self._square_sum, SQUARE)
 
     @property
     def integral(self) -> bool:
@@ -151,15 +200,17 @@ class WeightedTable:
         return self._rows, self._cols, self._values
 
     def pair_sums(self) -> tuple[Any, Any, Any, Any]:
-        """(n, sum of squared cells, of squared row sums, of squared column sums)."""
+        """(n, sum of squared cells, of squared row sums, of squared column sums): the core's
+        integers, or exact fractions of the exact cells (from their units, or as
+        :func:`scale_rows` made them)."""
         if self._core is not None:
             return self._core.pair_sums()
-        return (
-            self._n,
-            _sum_of_squares(self._values),
-            _sum_of_squares(self._row_sums),
-            _sum_of_squares(self._col_sums),
-        )
+        if self._pairs is None:
+            units = self.units
+            if units is None:
+                raise RuntimeError("a real-valued table without exact cells")
+            self._pairs = _exact_pair_sums(self._shape, self._rows, self._cols, units, UNIT)
+        return self._pairs
 
     def entropy_rows(self) -> float:
         if self._core is not None:
@@ -219,7 +270,9 @@ class WeightedTable:
             (self._row_sums[row_order], self._col_sums[col_order], self._n),
             (self._row_keys[row_order], self._col_keys[col_order]),
             self._units_in(order),
+            self._squares[row_order] if self._squares is not None else self._square_sum,
         )
+        out._pairs = self._pairs
         if self.row_factors is not None:
             out.row_factors = self.row_factors[row_order]
         return out
@@ -227,13 +280,18 @@ class WeightedTable:
     def transposed(self) -> WeightedTable:
         """The table with the roles of rows and columns swapped, cells row-major."""
         order = np.lexsort((self._rows, self._cols))
-        return WeightedTable(
+        out = WeightedTable(
             (self._shape[1], self._shape[0]),
             (self._cols[order], self._rows[order], self._values[order]),
             (self._col_sums, self._row_sums, self._n),
             (self._col_keys, self._row_keys),
             self._units_in(order),
+            self._square_sum,
         )
+        if self._pairs is not None:
+            n, cells_sq, rows_sq, cols_sq = self._pairs
+            out._pairs = (n, cells_sq, cols_sq, rows_sq)
+        return out
 
     def __repr__(self) -> str:
         return f"WeightedTable(n={self._n!r}, shape={self._shape}, nnz={self.nnz})"
@@ -247,8 +305,31 @@ def _sum(x: NDArray[np.float64]) -> float:
     return float(np.sum(x))
 
 
-def _sum_of_squares(x: NDArray[np.float64]) -> float:
-    return _sum(x * x)
+def _exact_pair_sums(
+    shape: tuple[int, int],
+    rows: NDArray[np.int64],
+    cols: NDArray[np.int64],
+    cells: NDArray[Any],
+    unit: int,
+) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+    """(n, sum of squared cells, of squared row sums, of squared column sums), exactly, of
+    cells given as Python ints in units of ``1 / unit``."""
+    exact = np.asarray(cells, dtype=object)
+    row_sums = np.zeros(shape[0], dtype=object)
+    col_sums = np.zeros(shape[1], dtype=object)
+    np.add.at(row_sums, rows, exact)
+    np.add.at(col_sums, cols, exact)
+    square = unit * unit
+
+    def squares(x: NDArray[Any]) -> Fraction:
+        return Fraction(sum(v * v for v in x.tolist()), square)
+
+    return (
+        Fraction(sum(row_sums.tolist()), unit),
+        squares(exact),
+        squares(row_sums),
+        squares(col_sums),
+    )
 
 
 def _entropy(sizes: NDArray[np.float64], n: float) -> float:
@@ -260,20 +341,29 @@ def _entropy(sizes: NDArray[np.float64], n: float) -> float:
 
 
 def from_units(
-    shape: tuple[int, int], rows: NDArray[np.int64], cols: NDArray[np.int64], units: NDArray[Any]
+    shape: tuple[int, int],
+    rows: NDArray[np.int64],
+    cols: NDArray[np.int64],
+    units: NDArray[Any],
+    squares: NDArray[Any],
 ) -> _native.Table | WeightedTable:
     """The table of cells given by their exact sums of weights (``units``, Python ints in units
-    of ``2**-64``; cells row-major, non-zero, each place once): each cell, row and column sum
-    and the total rounded once to the nearest float; the core's table of counts when every
-    cell is a whole number that fits int64. Keys are the row and column numbers."""
+    of ``2**-64``; cells row-major, non-zero, each place once) and each row's exact sum of its
+    samples' squares (``squares``, in units of ``2**-128``): each cell, row and column sum and
+    the total rounded once to the nearest float; the core's table of counts when every cell
+    is a whole number that fits int64 and each row's squares sum to its size (every pair
+    count is then the counts'). Keys are the row and column numbers."""
     units = np.asarray(units, dtype=object)
     exact = units.tolist()
-    if all(u % UNIT == 0 for u in exact) and max(exact, default=0) < 2**63 * UNIT:
+    row_units = np.zeros(shape[0], dtype=object)
+    np.add.at(row_units, rows, units)
+    counts_like = all(
+        s == r * UNIT for s, r in zip(squares.tolist(), row_units.tolist(), strict=True)
+    )
+    if counts_like and all(u % UNIT == 0 for u in exact) and max(exact, default=0) < 2**63 * UNIT:
         counts = np.asarray([u // UNIT for u in exact], dtype=np.int64)
         return _native.table_from_cells(shape[0], shape[1], rows, cols, counts)
-    row_units = np.zeros(shape[0], dtype=object)
     col_units = np.zeros(shape[1], dtype=object)
-    np.add.at(row_units, rows, units)
     np.add.at(col_units, cols, units)
     return WeightedTable(
         shape,
@@ -281,6 +371,7 @@ def from_units(
         (_rounded(row_units), _rounded(col_units), int(row_units.sum()) / UNIT),
         (np.arange(shape[0]), np.arange(shape[1])),
         units,
+        np.asarray(squares, dtype=object),
     )
 
 
@@ -293,7 +384,10 @@ def _rounded(units: NDArray[Any]) -> NDArray[np.float64]:
 def scale_rows(table: _native.Table | WeightedTable, factors: list[float | int]) -> WeightedTable:
     """The table with row ``i`` multiplied by ``factors[i]`` (class weights); rows weighted 0
     leave the table (as a class whose samples all weigh 0). Whole-number factors of a table
-    of counts give a table of counts."""
+    of counts give a table of counts. A whole factor ``f`` repeats each sample ``f`` times
+    (its row's squares times ``f``), any other multiplies each sample's weight (times
+    ``f**2``); the pair sums are exact fractions of the exact scaled cells."""
+    exact_cells, unit, base_squares = _exact_cells(table)
     rows, cols, counts = table.cells()
     rows = rows.astype(np.int64)
     cols = cols.astype(np.int64)
@@ -330,14 +424,62 @@ def scale_rows(table: _native.Table | WeightedTable, factors: list[float | int])
     # Columns left empty leave too.
     keep_cols = col_sums > 0
     new_col = np.cumsum(keep_cols) - 1
+    ratios = [Fraction(f) for f in factors]
+    squares = np.asarray(
+        [
+            s * (f if f.denominator == 1 else f * f)
+            for s, f, kept in zip(base_squares, ratios, keep_rows.tolist(), strict=True)
+            if kept
+        ],
+        dtype=object,
+    )
+    shape = (n_rows, int(keep_cols.sum()))
     out = WeightedTable(
-        (n_rows, int(keep_cols.sum())),
+        shape,
         (rows, new_col[cols], values),
         (row_sums[keep_rows], col_sums[keep_cols], n),
         (table.row_keys()[keep_rows], table.col_keys()[keep_cols]),
+        None,
+        None if integral else squares,
     )
+    if not integral:
+        # The factors over one common denominator: each scaled cell an exact integer.
+        denominator = math.lcm(*(f.denominator for f in ratios))
+        numerators = [int(f * denominator) for f in ratios]
+        scaled = [
+            x * numerators[r] for x, r in zip(exact_cells, table.cells()[0].tolist(), strict=True)
+        ]
+        kept = np.asarray(scaled, dtype=object)[keep]
+        out._pairs = _exact_pair_sums(shape, rows, new_col[cols], kept, unit * denominator)
     out.row_factors = np.asarray(factors, dtype=object)[keep_rows]
     return out
+
+
+def _exact_cells(table: _native.Table | WeightedTable) -> tuple[list[int], int, list[int]]:
+    """A table's cells as exact integers in units of ``1 / unit``, and each row's sum of its
+    samples' squares in units of ``2**-128``."""
+    _, _, counts = table.cells()
+    if isinstance(table, WeightedTable) and not table.integral:
+        units, squares = table.units, table.row_squares
+        if units is None or squares is None:
+            raise RuntimeError("a table scaled by class weights is scaled once")
+        return units.tolist(), UNIT, squares.tolist()
+    return counts.tolist(), 1, [int(s) * SQUARE for s in table.row_sums().tolist()]
+
+
+def pairs(table: _native.Table | WeightedTable) -> tuple[Any, Any, Any, Any]:
+    """(N, P, Q, T): the unordered pairs of distinct samples, those within a class, within a
+    cluster and within both, as exact integers. Weighted samples: sums of ``w(x) w(y)`` over
+    the pairs, a whole weight ``k`` standing for ``k`` samples of weight 1 (exact Fractions:
+    ``(c**2 - s) / 2`` for a cell, class, cluster or total ``c`` whose samples' squares sum
+    to ``s``)."""
+    n, cells_sq, rows_sq, cols_sq = table.pair_sums()
+    if all(isinstance(x, int) for x in (n, cells_sq, rows_sq, cols_sq)):
+        return n * (n - 1) // 2, (rows_sq - n) // 2, (cols_sq - n) // 2, (cells_sq - n) // 2
+    if not isinstance(table, WeightedTable):
+        raise TypeError("a table of counts has integer pair sums")
+    s = table.square_sum()
+    return (n * n - s) / 2, (rows_sq - s) / 2, (cols_sq - s) / 2, (cells_sq - s) / 2
 
 
 AnyTable = _native.Table | WeightedTable

@@ -238,14 +238,16 @@ type Sums<'py> = (
     Bound<'py, PyArray1<f64>>,
     Bound<'py, PyArray1<f64>>,
     f64,
+    Bound<'py, PyArray1<u64>>,
 );
 
 /// The table of two labelings whose cells sum their samples' weights, in one pass over
 /// the labels and the weights (GIL released). Returns the table and None when every
-/// cell's sum is a whole number (the table's counts are then the sums); otherwise a
-/// table whose counts are placeholders (1) and the sums: each cell's in units of
-/// 2**-64 (high and low 64 bits), and as floats the cells', the rows', the columns'
-/// and the total.
+/// weight is a whole number (the table's counts are then the sums); otherwise a table
+/// whose counts are placeholders (1) and the sums: each cell's in units of 2**-64 (high
+/// and low 64 bits), as floats the cells', the rows', the columns' and the total, and
+/// each row's sum of squared weights in units of 2**-128 (four 64-bit limbs per row,
+/// least significant first).
 #[pyfunction]
 fn count_weighted<'py>(
     py: Python<'py>,
@@ -259,7 +261,8 @@ fn count_weighted<'py>(
         Weights::U64(x) => fcm::Weights::U64(x.as_slice()?),
     };
     let weighted = with_slice!(&labels_true, |a| count_weighted_as(py, a, &labels_pred, w))?;
-    let sums = weighted.units.as_ref().map(|units| {
+    let parts = weighted.units.as_ref().zip(weighted.squares.as_ref());
+    let sums = parts.map(|(units, squares)| {
         let (rows, cols) = weighted.margins(units);
         let total: u128 = rows.iter().sum();
         (
@@ -269,6 +272,7 @@ fn count_weighted<'py>(
             PyArray1::from_vec(py, unit_values(&rows)),
             PyArray1::from_vec(py, unit_values(&cols)),
             unit_values(&[total])[0],
+            PyArray1::from_iter(py, squares.iter().flatten().copied()),
         )
     });
     Ok((Table::of(weighted.table), sums))

@@ -12,6 +12,7 @@
 
 mod counter;
 mod growth;
+mod squares;
 pub(crate) mod weighted;
 mod window;
 

@@ -23,6 +23,7 @@ use crate::stop;
 use crate::table::{radix_sort, Table};
 
 use super::growth::{window_limit, Growth, Place, Span};
+use super::squares::{row_squares, Squares};
 use super::window::CHUNK;
 
 /// Below this many samples the pass runs on the calling thread.
@@ -137,7 +138,7 @@ impl<'a> Weights<'a> {
         self.len() == 0
     }
 
-    fn range(&self, start: usize, end: usize) -> Weights<'a> {
+    pub(super) fn range(&self, start: usize, end: usize) -> Weights<'a> {
         match *self {
             Weights::F64(w) => Weights::F64(&w[start..end]),
             Weights::I64(w) => Weights::I64(&w[start..end]),
@@ -145,18 +146,25 @@ impl<'a> Weights<'a> {
         }
     }
 
-    /// Adds each weight to `sums[cells[k]]` and returns their total; the offset of the
-    /// first refused weight if any (then `sums` is meaningless). One loop over the chunk.
+    /// Adds each weight to `sums[cells[k]]` and returns their total and the OR of their
+    /// fractional units (0 when all are whole numbers); the offset of the first refused
+    /// weight if any (then `sums` is meaningless). One loop over the chunk.
     #[inline(always)]
-    fn add_to(&self, cells: &[u32], sums: &mut [u128]) -> Result<u128, (usize, f64)> {
+    fn add_to(&self, cells: &[u32], sums: &mut [u128]) -> Result<(u128, u64), (usize, f64)> {
         #[inline(always)]
-        fn go<W: Weight>(w: &[W], cells: &[u32], sums: &mut [u128]) -> Result<u128, (usize, f64)> {
+        fn go<W: Weight>(
+            w: &[W],
+            cells: &[u32],
+            sums: &mut [u128],
+        ) -> Result<(u128, u64), (usize, f64)> {
             let mut refused = false;
             let mut total = 0u128;
+            let mut fraction = 0u64;
             for (&c, &x) in cells.iter().zip(w) {
                 refused |= x.refused();
                 let u = x.units();
                 total = total.wrapping_add(u);
+                fraction |= u as u64;
                 if let Some(cell) = sums.get_mut(c as usize) {
                     *cell = cell.wrapping_add(u);
                 }
@@ -165,7 +173,7 @@ impl<'a> Weights<'a> {
                 let i = w.iter().position(|&x| x.refused()).unwrap_or(0);
                 return Err((i, w[i].value()));
             }
-            Ok(total)
+            Ok((total, fraction))
         }
         match self {
             Weights::F64(w) => go(w, cells, sums),
@@ -196,13 +204,16 @@ impl<'a> Weights<'a> {
 }
 
 /// The weighted table: `table` holds the cells (row-major), their rows and columns and
-/// the label keys; when every cell's sum is a whole number (and the total fits a `u64`)
-/// its counts are those sums and `units` is `None`. Otherwise its counts are not the
-/// sums (each is 1) and `units` holds each cell's sum in units of 2^-64, in the same
-/// order.
+/// the label keys; when every weight is a whole number its counts are the cells' sums
+/// (each sample counts as that many samples) and `units` and `squares` are `None`.
+/// Otherwise its counts are not the sums (each is 1), `units` holds each cell's sum in
+/// units of 2^-64, in the same order, and `squares` each row's sum of its samples'
+/// squared weights in units of 2^-128 (for the pairs of distinct samples; a whole weight
+/// `k` stands for `k` samples of weight 1).
 pub struct Weighted {
     pub table: Table,
     pub units: Option<Vec<u128>>,
+    pub squares: Option<Vec<Squares>>,
 }
 
 impl Weighted {
@@ -260,6 +271,7 @@ pub fn count_weighted<A: Label, B: Label>(
     if total >= TOTAL_MAX {
         return Err(Error::WeightTotal);
     }
+    let whole = counters.iter().all(|c| c.fraction == 0);
     let mut cells = Vec::new();
     for counter in counters {
         counter.drain_into(&mut cells);
@@ -282,16 +294,24 @@ pub fn count_weighted<A: Label, B: Label>(
         same
     });
     cells.retain(|c| c.2 != 0);
-    let whole = (total >> UNIT_BITS) <= u128::from(u64::MAX)
-        && cells.iter().all(|c| c.2 & ((1 << UNIT_BITS) - 1) == 0);
-    // Whole sums are the counts; otherwise the counts are placeholders and the sums kept.
+    // Whole weights sum to whole counts (below 2^62); otherwise the counts are
+    // placeholders and the sums kept.
     let keyed: Vec<(u64, u64, u64)> = cells
         .iter()
         .map(|&(x, y, u)| (x, y, if whole { (u >> UNIT_BITS) as u64 } else { 1 }))
         .collect();
     let units = (!whole).then(|| cells.iter().map(|c| c.2).collect());
     let table = Table::from_key_cells(keyed, true, A::KIND, B::KIND, threads)?;
-    Ok(Weighted { table, units })
+    let squares = if whole {
+        None
+    } else {
+        Some(row_squares(a, w, &table.rows.keys, threads)?)
+    };
+    Ok(Weighted {
+        table,
+        units,
+        squares,
+    })
 }
 
 /// One thread's weighted counter: a dense window of `u128` sums, and a hash map for
@@ -305,6 +325,8 @@ struct Counter {
     growth: Growth,
     /// The sum of every weight counted.
     total: u128,
+    /// The OR of the fractional units of every weight counted: 0 when all are whole.
+    fraction: u64,
 }
 
 /// Distinct pairs in a counter's hash map beyond which it spills pairs to a list.
@@ -390,6 +412,7 @@ fn count_block_impl<A: Label, B: Label>(
         spill: Vec::new(),
         growth: Growth::new(limit),
         total: 0,
+        fraction: 0,
     };
     let mut s = Box::new(Scratch {
         ka: [0; CHUNK],
@@ -461,12 +484,15 @@ impl Counter {
                 *o = da.wrapping_mul(nb).wrapping_add(db) as u32;
             }
             if inside {
-                self.total += w.add_to(&s.cells[..m], &mut win.sums)?;
+                let (total, fraction) = w.add_to(&s.cells[..m], &mut win.sums)?;
+                self.total += total;
+                self.fraction |= fraction;
                 return Ok(());
             }
         }
         w.units_into(&mut s.units[..m])?;
         let cw = &s.units[..m];
+        self.fraction |= cw.iter().fold(0, |f, &u| f | u as u64);
         let span = Span::new(widen(ca, &mut s.ka[..m]), widen(cb, &mut s.kb[..m]));
         if !self.window.as_ref().is_some_and(|w| w.covers(span)) {
             self.try_grow(span, types);
@@ -640,12 +666,19 @@ mod tests {
     fn whole_weights_give_the_table_of_repeated_samples() {
         let a = [1i64, 1, 2, 2, 3];
         let b = [0u8, 0, 1, 1, 1];
-        let w = [2.0f64, 1.0, 0.5, 0.5, 0.0];
+        let w = [2.0f64, 1.0, 1.0, 0.0, 0.0];
         let got = count_weighted(&a, &b, wf(&w)).unwrap();
-        assert!(got.units.is_none());
+        assert!(got.units.is_none() && got.squares.is_none());
         let t = &got.table;
         assert_eq!(t.cell_count, vec![3, 1]);
         assert_eq!(t.n, 4);
+        // Weights of 0.5 sum to a whole cell, but are not whole: the sums are kept, and
+        // each row's sum of squares in units of 2^-128: 3 for class 1 (whole weights are
+        // samples of weight 1), 1/2 for class 2.
+        let w = [2.0f64, 1.0, 0.5, 0.5, 0.0];
+        let got = count_weighted(&a, &b, wf(&w)).unwrap();
+        assert_eq!(got.units, Some(vec![3 << 64, 1 << 64]));
+        assert_eq!(got.squares, Some(vec![[0, 0, 3, 0], [0, 1 << 63, 0, 0]]));
         // Class 3 weighs nothing: it is not in the table.
         assert_eq!(t.rows.keys.len(), 2);
         let w = [2u64, 1, 1, 1, 4];

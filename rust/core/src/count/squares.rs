@@ -1,0 +1,244 @@
+//! Each class's sum of its samples' squared weights, exactly: pair counts sum `w(x) w(y)`
+//! over unordered pairs of distinct samples, `(c^2 - s) / 2` in a cell of weight `c` whose
+//! samples' squares sum to `s`. A whole-number weight `k` stands for `k` samples of weight
+//! 1 (squares summing to `k`), any other weight `w` for one sample (`w^2`).
+//!
+//! A weight of `u` units of 2^-64 squares to `u^2` units of 2^-128, below 2^232 (a weight
+//! is below 2^52); a class's sum, below 2^252 (the weights total less than 2^62), is held
+//! in four 64-bit limbs, least significant first. Sums of integers are exact: a class's
+//! sum depends on neither the order of the samples nor the number of threads.
+
+use rayon::prelude::*;
+
+use crate::error::Error;
+use crate::label::Label;
+use crate::pool;
+use crate::stop;
+
+use super::weighted::{Weight, Weights};
+
+/// A sum of squared weights in units of 2^-128: four limbs, least significant first.
+pub type Squares = [u64; 4];
+
+/// Below this many samples the pass runs on the calling thread.
+const PARALLEL_MIN: usize = 1 << 16;
+
+/// Each row's sum of its samples' squares ([`add_sample`]), in units of 2^-128: `a` holds the
+/// samples' row keys, `rows` the table's row keys (sorted, distinct). A sample whose key
+/// is not a row weighs 0 (its class was left out of the table). The weights were checked
+/// by the counting pass.
+pub fn row_squares<A: Label>(
+    a: &[A],
+    w: Weights<'_>,
+    rows: &[u64],
+    threads: usize,
+) -> Result<Vec<Squares>, Error> {
+    let index = RowIndex::new(rows);
+    let parts: Vec<Result<Vec<Squares>, Error>> = if threads <= 1 || a.len() < PARALLEL_MIN {
+        vec![block(a, w, &index, rows)]
+    } else {
+        let size = a.len().div_ceil(threads);
+        pool::run(|| {
+            a.par_chunks(size)
+                .enumerate()
+                .map(|(k, x)| {
+                    let start = k * size;
+                    block(x, w.range(start, start + x.len()), &index, rows)
+                })
+                .collect()
+        })
+    };
+    let mut sums = vec![[0u64; 4]; rows.len()];
+    for part in parts {
+        for (s, p) in sums.iter_mut().zip(part?) {
+            add(s, &p);
+        }
+    }
+    Ok(sums)
+}
+
+fn block<A: Label>(
+    a: &[A],
+    w: Weights<'_>,
+    index: &RowIndex,
+    rows: &[u64],
+) -> Result<Vec<Squares>, Error> {
+    fn go<A: Label, W: Weight>(
+        a: &[A],
+        w: &[W],
+        index: &RowIndex,
+        rows: &[u64],
+    ) -> Result<Vec<Squares>, Error> {
+        let mut sums = vec![[0u64; 4]; rows.len()];
+        for (xs, ws) in a.chunks(stop::EVERY).zip(w.chunks(stop::EVERY)) {
+            stop::check()?;
+            for (&x, &v) in xs.iter().zip(ws) {
+                if let Some(r) = index.get(rows, x.key()) {
+                    add_sample(&mut sums[r], v.units());
+                }
+            }
+        }
+        Ok(sums)
+    }
+    match w {
+        Weights::F64(w) => go(a, w, index, rows),
+        Weights::I64(w) => go(a, w, index, rows),
+        Weights::U64(w) => go(a, w, index, rows),
+    }
+}
+
+/// Finds a key's row: directly over the key range when it is narrow, by binary search
+/// otherwise.
+enum RowIndex {
+    Dense { start: u64, position: Vec<u32> },
+    Search,
+}
+
+impl RowIndex {
+    const ABSENT: u32 = u32::MAX;
+
+    fn new(rows: &[u64]) -> RowIndex {
+        let (Some(&first), Some(&last)) = (rows.first(), rows.last()) else {
+            return RowIndex::Search;
+        };
+        if last - first > 4 * rows.len() as u64 + 4096 || rows.len() >= Self::ABSENT as usize {
+            return RowIndex::Search;
+        }
+        let mut position = vec![Self::ABSENT; (last - first) as usize + 1];
+        for (i, &k) in rows.iter().enumerate() {
+            position[(k - first) as usize] = i as u32;
+        }
+        RowIndex::Dense {
+            start: first,
+            position,
+        }
+    }
+
+    #[inline(always)]
+    fn get(&self, rows: &[u64], key: u64) -> Option<usize> {
+        match self {
+            RowIndex::Dense { start, position } => {
+                let p = *position.get(key.wrapping_sub(*start) as usize)?;
+                (p != Self::ABSENT).then_some(p as usize)
+            }
+            RowIndex::Search => rows.binary_search(&key).ok(),
+        }
+    }
+}
+
+/// Adds a sample of `u` units to `acc`: `u / 2^64` squared, or `u / 2^64` itself when it
+/// is a whole number (that many samples of weight 1).
+#[inline(always)]
+fn add_sample(acc: &mut Squares, u: u128) {
+    if u as u64 == 0 {
+        add_at(acc, 2, u >> 64);
+    } else {
+        add_square(acc, u);
+    }
+}
+
+/// Adds `u * u` to `acc`.
+#[inline(always)]
+fn add_square(acc: &mut Squares, u: u128) {
+    let (high, low) = (u >> 64, u & u128::from(u64::MAX));
+    let middle = high * low;
+    add_at(acc, 0, low * low);
+    add_at(acc, 1, middle);
+    add_at(acc, 1, middle);
+    add_at(acc, 2, high * high);
+}
+
+/// Adds `v * 2^(64 k)` to `acc` (no carry leaves the last limb: sums stay below 2^256).
+#[inline(always)]
+fn add_at(acc: &mut Squares, k: usize, v: u128) {
+    let mut carry = v;
+    for limb in acc[k..].iter_mut() {
+        if carry == 0 {
+            break;
+        }
+        let s = u128::from(*limb) + (carry & u128::from(u64::MAX));
+        *limb = s as u64;
+        carry = (carry >> 64) + (s >> 64);
+    }
+}
+
+/// Adds `other` to `acc`.
+fn add(acc: &mut Squares, other: &Squares) {
+    for (k, &limb) in other.iter().enumerate() {
+        add_at(acc, k, u128::from(limb));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(s: &Squares) -> (u128, u128) {
+        // (high 128 bits, low 128 bits)
+        (
+            (u128::from(s[3]) << 64) | u128::from(s[2]),
+            (u128::from(s[1]) << 64) | u128::from(s[0]),
+        )
+    }
+
+    #[test]
+    fn squares_are_exact_in_256_bits() {
+        let mut acc = [0u64; 4];
+        add_square(&mut acc, 3);
+        assert_eq!(value(&acc), (0, 9));
+        // (2^64)^2 = 2^128.
+        let mut acc = [0u64; 4];
+        add_square(&mut acc, 1 << 64);
+        assert_eq!(value(&acc), (1, 0));
+        // (2^116 - 1)^2 = 2^232 - 2^117 + 1.
+        let mut acc = [0u64; 4];
+        let u = (1u128 << 116) - 1;
+        add_square(&mut acc, u);
+        let (high, low) = value(&acc);
+        assert_eq!(low, 1u128.wrapping_sub(1 << 117));
+        assert_eq!(high, (1 << 104) - 1);
+        // Carries across every limb: 2^64 - 1 squared twice.
+        let mut acc = [u64::MAX; 4];
+        acc[3] = 0;
+        add_square(&mut acc, 1);
+        assert_eq!(acc, [0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn rows_sum_their_samples_squares_on_any_thread_count() {
+        let a: Vec<u32> = (0..200_000u32).map(|i| (i * 7919) % 13 + 100).collect();
+        let w: Vec<f64> = (0..200_000u32).map(|i| f64::from(i % 17) / 8.0).collect();
+        let rows: Vec<u64> = (100..113).collect();
+        let one = row_squares(&a, Weights::F64(&w), &rows, 1).unwrap();
+        let two = row_squares(&a, Weights::F64(&w), &rows, 2).unwrap();
+        assert_eq!(one, two);
+        for (r, s) in rows.iter().zip(&one) {
+            // Each weight is k/8: its square is k^2/64 = k^2 * 2^122 units of 2^-128, or
+            // k/8 = 8k * 2^122 units when it is whole.
+            let want: u128 = a
+                .iter()
+                .zip(&w)
+                .filter(|(&x, _)| u64::from(x) == *r)
+                .map(|(_, &v)| {
+                    let k = (v * 8.0) as u128;
+                    if k.is_multiple_of(8) {
+                        8 * k
+                    } else {
+                        k * k
+                    }
+                })
+                .sum();
+            assert_eq!(value(s), (want >> 6, (want & 63) << 122));
+        }
+        // Sparse keys find their rows by binary search; a key outside the rows is skipped.
+        // Whole weights count as that many samples of weight 1: 2.0 adds 2, 1.0 adds 1.
+        let a = [5u64, 1 << 40, 5, 7];
+        let w = [0.5, 2.0, 1.0, 3.0];
+        let got = row_squares(&a, Weights::F64(&w), &[5, 1 << 40], 1).unwrap();
+        assert_eq!(value(&got[0]), (1, 1 << 126));
+        assert_eq!(value(&got[1]), (2, 0));
+        let w = [0.5, 2.5, 1.0, 3.0];
+        let got = row_squares(&a, Weights::F64(&w), &[5, 1 << 40], 1).unwrap();
+        assert_eq!(value(&got[1]), (6, 1 << 126));
+    }
+}
