@@ -13,6 +13,7 @@
 mod counter;
 mod growth;
 mod squares;
+pub(crate) mod weight;
 pub(crate) mod weighted;
 mod window;
 

@@ -15,7 +15,7 @@ use crate::label::Label;
 use crate::pool;
 use crate::stop;
 
-use super::weighted::{Weight, Weights};
+use super::weight::{Weight, Weights};
 
 /// A sum of squared weights in units of 2^-128: four limbs, least significant first.
 pub type Squares = [u64; 4];

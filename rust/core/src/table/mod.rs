@@ -8,12 +8,10 @@ mod sort;
 
 use crate::error::Error;
 use crate::label::KeyKind;
-use crate::pool;
 use crate::stop;
 
-use rayon::prelude::*;
 use sort::column_keys;
-pub(crate) use sort::radix_sort;
+pub(crate) use sort::sort_cells;
 
 /// The sorted distinct labels of one side of a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,22 +55,7 @@ impl Table {
         threads: usize,
     ) -> Result<Table, Error> {
         if !sorted {
-            if !radix_sort(&mut cells) {
-                if threads > 1 && cells.len() > 1 << 16 {
-                    pool::run(|| cells.par_sort_unstable_by_key(|&(a, b, _)| (a, b)));
-                } else {
-                    cells.sort_unstable_by_key(|&(a, b, _)| (a, b));
-                }
-            }
-            // A stopped sort leaves the cells out of order.
-            stop::check()?;
-            cells.dedup_by(|next, kept| {
-                let same = next.0 == kept.0 && next.1 == kept.1;
-                if same {
-                    kept.2 += next.2;
-                }
-                same
-            });
+            sort_cells(&mut cells, threads)?;
         }
         let (col_keys, col_index) = column_keys(&cells);
         let mut row_keys = Vec::new();

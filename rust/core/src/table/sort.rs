@@ -1,10 +1,42 @@
 //! The keys of listed cells: sorting the cells by their keys (a radix sort where the
 //! keys pack into a `u64`), and finding a column key's position among the distinct ones.
 
+use std::ops::AddAssign;
+
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
+use rayon::prelude::*;
 
+use crate::error::Error;
+use crate::pool;
 use crate::stop;
+
+/// Sorts cells by (row key, column key) and adds up the payloads of equal keys, leaving
+/// each pair once: radix-sorted where the keys pack ([`radix_sort`]), compared (on the
+/// pool for many cells) where they do not. A stop request ends it with
+/// [`Error::Stopped`].
+pub(crate) fn sort_cells<T>(cells: &mut Vec<(u64, u64, T)>, threads: usize) -> Result<(), Error>
+where
+    T: Copy + Default + Send + AddAssign,
+{
+    if !radix_sort(cells) {
+        if threads > 1 && cells.len() > 1 << 16 {
+            pool::run(|| cells.par_sort_unstable_by_key(|&(a, b, _)| (a, b)));
+        } else {
+            cells.sort_unstable_by_key(|&(a, b, _)| (a, b));
+        }
+    }
+    // A stopped sort leaves the cells out of order.
+    stop::check()?;
+    cells.dedup_by(|next, kept| {
+        let same = next.0 == kept.0 && next.1 == kept.1;
+        if same {
+            kept.2 += next.2;
+        }
+        same
+    });
+    Ok(())
+}
 
 /// Sorts many cells by (row key, column key) with an LSD radix sort when both key
 /// ranges pack into one `u64` (always so for codes, ids and moderate label values):
@@ -12,7 +44,7 @@ use crate::stop;
 /// vary are sorted. Returns false, leaving `cells` as they were, otherwise. A stopped
 /// sort ([`stop::requested`]) returns true and leaves `cells` in no particular order.
 /// Each cell carries a payload `T` (a count, or a weighted sum).
-pub(crate) fn radix_sort<T: Copy + Default>(cells: &mut [(u64, u64, T)]) -> bool {
+fn radix_sort<T: Copy + Default>(cells: &mut [(u64, u64, T)]) -> bool {
     const BITS: u32 = 11;
     const RADIX: usize = 1 << BITS;
     if cells.len() < 1 << 12 {
