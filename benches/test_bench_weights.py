@@ -71,11 +71,14 @@ def _numpy_ari(t: np.ndarray, p: np.ndarray, w: np.ndarray) -> float:
     table = np.zeros((t.max() + 1, p.max() + 1))
     np.add.at(table, (t, p), w)
     a, b, n = table.sum(axis=1), table.sum(axis=0), table.sum()
+    # Pairs of distinct samples: (x**2 - s) / 2, s the samples' squares (k for a whole weight
+    # k, which stands for k samples of weight 1; w**2 for any other).
+    s = float(np.sum(np.where(w == np.floor(w), w, w * w)))
 
     def pairs(x: np.ndarray) -> float:
-        return float(np.sum(x * (x - 1) / 2))
+        return float((np.sum(x * x) - s) / 2)
 
-    tt, pp, qq, nn = pairs(table), pairs(a), pairs(b), n * (n - 1) / 2
+    tt, pp, qq, nn = pairs(table), pairs(a), pairs(b), (n * n - s) / 2
     e = pp * qq / nn
     return (tt - e) / ((pp + qq) / 2 - e)
 

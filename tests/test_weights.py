@@ -144,15 +144,24 @@ def test_missing_labels_drop_their_weights():
 # --- real weights: the weighted definitions ----------------------------------------------------
 
 
+def _square(x):
+    """A sample's square in the pair counts: a whole weight k stands for k samples of weight 1
+    (squares summing to k), any other weight w for one sample (w**2)."""
+    f = Fraction(x)
+    return f if f.denominator == 1 else f * f
+
+
 def _exact_cells(t, p, w):
     """The dense table of weight sums, exactly: the Python floats added as Fractions (rows and
-    columns the sorted labels, including those whose samples all weigh 0)."""
+    columns the sorted labels, including those whose samples all weigh 0), and the samples'
+    squares summed (:func:`_square`)."""
     classes, ti = np.unique(t, return_inverse=True)
     clusters, pi = np.unique(p, return_inverse=True)
     cells = [[Fraction(0)] * len(clusters) for _ in classes]
     for i, j, x in zip(ti.tolist(), pi.tolist(), w.tolist(), strict=True):
         cells[i][j] += Fraction(x)
-    return classes, clusters, cells
+    squares = sum((_square(x) for x in w.tolist()), Fraction(0))
+    return classes, clusters, cells, squares
 
 
 def _margins(cells):
@@ -162,30 +171,53 @@ def _margins(cells):
     return a, b, sum(a, Fraction(0))
 
 
-def _c2(x):
-    return x * (x - 1) / 2
-
-
-def _pair_counts(cells):
-    """C(x, 2) summed over the cells, the class sizes and the cluster sizes, and of the total:
-    the exact pair counts (tp, same class, same cluster, all) of a real-valued table."""
+def _pair_counts(cells, squares):
+    """The exact pair counts (within a cell, a class, a cluster, all) of a real-valued table:
+    (sum of squared sums - sum of the samples' squares) / 2, the sums over distinct pairs of
+    w(x) w(y) (:func:`_brute_pairs` checks it)."""
     a, b, n = _margins(cells)
-    return (
-        sum(_c2(x) for row in cells for x in row if x),
-        sum(_c2(x) for x in a if x),
-        sum(_c2(x) for x in b if x),
-        _c2(n),
-    )
+
+    def pairs(sizes):
+        return (sum(x * x for x in sizes) - squares) / 2
+
+    return pairs([x for row in cells for x in row]), pairs(a), pairs(b), (n * n - squares) / 2
+
+
+def _brute_pairs(t, p, w):
+    """(within a cell, a class, a cluster, all): w(x) w(y) summed over the unordered pairs of
+    distinct samples, one by one, after each whole weight k became k samples of weight 1."""
+    bt, bp, bw = [], [], []
+    for ti, pi, x in zip(t.tolist(), p.tolist(), w.tolist(), strict=True):
+        f = Fraction(x)
+        k = int(f) if f.denominator == 1 else 1
+        bt += [ti] * k
+        bp += [pi] * k
+        bw += [Fraction(1) if f.denominator == 1 else f] * k
+    return _brute_pairs_of(bt, bp, bw)
+
+
+def _brute_pairs_of(t, p, w):
+    """:func:`_brute_pairs` of samples given one by one (lists), each weight as it is."""
+    samples = list(zip(t, p, (Fraction(x) for x in w), strict=True))
+    both = same_t = same_p = every = Fraction(0)
+    for k, (tk, pk, wk) in enumerate(samples):
+        for tj, pj, wj in samples[:k]:
+            ww = wk * wj
+            every += ww
+            same_t += ww if tk == tj else 0
+            same_p += ww if pk == pj else 0
+            both += ww if (tk, pk) == (tj, pj) else 0
+    return both, same_t, same_p, every
 
 
 def _reference(t, p, w):
     """Measures of a real-valued table written from their weighted definitions, in exact
-    fractions where possible: the dense table of weight sums (:func:`_exact_cells`), pair
-    counts C(x, 2) = x (x - 1) / 2 of cells, class and cluster sizes and the total; entropies
-    of the weighted proportions."""
-    _, _, cells = _exact_cells(t, p, w)
+    fractions where possible: the dense table of weight sums (:func:`_exact_cells`), the pair
+    counts of weighted samples (:func:`_pair_counts`); entropies of the weighted
+    proportions."""
+    _, _, cells, squares = _exact_cells(t, p, w)
     a, b, n = _margins(cells)
-    t_, p_, q_, n_ = _pair_counts(cells)
+    t_, p_, q_, n_ = _pair_counts(cells, squares)
     expected = p_ * q_ / n_
     out = {
         "adjusted_rand_score": float((t_ - expected) / ((p_ + q_) / 2 - expected)),
@@ -226,6 +258,110 @@ def test_real_weights_follow_the_weighted_definitions(seed):
     got = fcm.contingency_matrix(t, p, sample_weight=w)
     assert got.dtype == np.float64
     assert np.array_equal(got, dense)
+
+
+# Weights for the pair-count oracle: whole ones (repeated samples), halves and quarters, and
+# ones with every mantissa bit used; few enough samples to sum every pair one by one.
+_PAIR_WEIGHTS = st.sampled_from([0.0, 0.25, 0.3, 0.5, 1.0, 1.5, 2.0, 3.0, 1 / 3, 0.9])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 3), _PAIR_WEIGHTS), min_size=1, max_size=12
+    ).filter(lambda rows: any(r[2] > 0 for r in rows))
+)
+def test_hypothesis_pair_counts_sum_the_pairs_of_distinct_weighted_samples(rows):
+    """The pair counts of a weighted table are w(x) w(y) summed over the pairs of distinct
+    samples (a whole weight k standing for k samples of weight 1), summed one by one here:
+    never negative, the repeated samples' for whole weights, exact for any."""
+    t, p, w = (np.array(column) for column in zip(*rows, strict=True))
+    w = w.astype(np.float64)
+    both, same_t, same_p, every = _brute_pairs(t, p, w)
+    _, _, cells, squares = _exact_cells(t, p, w)
+    assert _pair_counts(cells, squares) == (both, same_t, same_p, every)
+    # scikit-learn's pair confusion matrix counts ordered pairs: twice the unordered ones.
+    want = [[every - same_t - same_p + both, same_p - both], [same_t - both, both]]
+    want = [[2 * x for x in row] for row in want]
+    got = fcm.pair_confusion_matrix(t, p, sample_weight=w)
+    assert got.tolist() == [[float(x) for x in row] for row in want]
+    assert (got >= 0).all()
+    ari, rand, fmi = (
+        getattr(fcm, name)(t, p, sample_weight=w)
+        for name in ("adjusted_rand_score", "rand_score", "fowlkes_mallows_score")
+    )
+    assert 0.0 <= rand <= 1.0 and 0.0 <= fmi <= 1.0 and ari <= 1.0
+    if every:
+        assert rand == float((every - same_t - same_p + 2 * both) / every)
+    if same_t and same_p:
+        assert _close(fmi, math.sqrt(float(both / same_t)) * math.sqrt(float(both / same_p)))
+
+
+def test_pairs_of_real_weights_are_never_negative():
+    # Two samples of weight 1/2 make one pair of weight 1/4 (C(1, 2) = 0 was the old count,
+    # and C(x, 2) < 0 for a class of total weight x < 1: a ZeroDivisionError, a Rand index of
+    # 2.875, a square root of a negative number).
+    every = fcm.evaluate([0, 0], [0, 1], metrics="all", sample_weight=[0.5, 0.5])
+    assert every["rand_score"] == 0.0
+    assert every["adjusted_rand_score"] == 0.0
+    assert fcm.pair_confusion_matrix([0, 0], [0, 1], sample_weight=[0.5, 0.5]).tolist() == [
+        [0.0, 0.0],
+        [0.5, 0.0],
+    ]
+    t, p, w = np.array([0, 0, 1]), np.array([0, 1, 1]), np.array([0.3, 0.3, 0.2])
+    # Pairs: (1, 2) 0.09 same class; (1, 3) 0.06 neither; (2, 3) 0.06 same cluster.
+    assert _close(fcm.rand_score(t, p, sample_weight=w), 0.06 / 0.21)
+    assert fcm.fowlkes_mallows_score(t, p, sample_weight=w) == 0.0
+    for name, value in fcm.evaluate(t, p, metrics="all", sample_weight=w).items():
+        if not MEASURES[name].counts:
+            assert not (isinstance(value, float) and math.isnan(value)), name
+
+
+def test_whole_weights_are_repeated_samples_within_real_tables():
+    # A sample of weight 2 among real weights still stands for two samples: the pair counts
+    # equal those of the samples repeated, whatever the other weights.
+    t = np.array([0, 0, 1, 1])
+    p = np.array([0, 0, 1, 0])
+    w = np.array([2.0, 0.5, 3.0, 0.25])
+    expanded_t = np.array([0, 0, 0, 1, 1, 1, 1])
+    expanded_p = np.array([0, 0, 0, 1, 1, 1, 0])
+    expanded_w = np.array([1.0, 1.0, 0.5, 1.0, 1.0, 1.0, 0.25])
+    for name in ("adjusted_rand_score", "rand_score", "fowlkes_mallows_score", "jaccard_index"):
+        assert getattr(fcm, name)(t, p, sample_weight=w) == getattr(fcm, name)(
+            expanded_t, expanded_p, sample_weight=expanded_w
+        ), name
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {0: 2, 1: 0.5, 2: 3}, {1: 2.5}])
+def test_class_weights_scale_the_pairs_of_real_weights(class_weight):
+    """A whole class weight f repeats each sample of its class f times; any other multiplies
+    each sample's weight: brute force over the samples so made."""
+    rng = np.random.default_rng(3)
+    t = rng.integers(0, 3, 14)
+    p = rng.integers(0, 3, 14)
+    w = rng.choice(np.array([0.5, 1.0, 2.0, 0.3]), 14)
+    c = fcm.Contingency.from_labels(t, p, sample_weight=w, class_weight=class_weight)
+    if class_weight == "balanced":
+        totals = {k: math.fsum(w[t == k].tolist()) for k in range(3)}
+        factors = {k: math.fsum(w.tolist()) / (3 * totals[k]) for k in range(3)}
+    else:
+        factors = {k: class_weight.get(k, 1) for k in range(3)}
+    bt, bp, bw = [], [], []
+    for ti, pi, x in zip(t.tolist(), p.tolist(), w.tolist(), strict=True):
+        fx, f = Fraction(x), Fraction(factors[ti])
+        # A whole weight k is k samples of weight 1, each then repeated or scaled.
+        for u in [Fraction(1)] * int(fx) if fx.denominator == 1 else [fx]:
+            made = [u] * int(f) if f.denominator == 1 else [u * f]
+            bt += [ti] * len(made)
+            bp += [pi] * len(made)
+            bw += made
+    both, same_t, same_p, every = _brute_pairs_of(bt, bp, bw)
+    tn, fp, fn, tp = (every - same_t - same_p + both, same_p - both, same_t - both, both)
+    got = c.pair_confusion_matrix()
+    assert _close(got[0, 0], float(2 * tn)) and _close(got[1, 1], float(2 * tp))
+    assert _close(got[0, 1], float(2 * fp)) and _close(got[1, 0], float(2 * fn))
+    want_ari = float(2 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn)))
+    assert _close(c.adjusted_rand_score(), want_ari)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -270,27 +406,6 @@ _PROPERTY_SCORES = [
 ]
 
 
-def _far_from_cancelling(cells, margin=1e-4):
-    """Whether the pair counts of an exact table and the adjusted Rand index's denominator are
-    far from 0 next to the sums of squares they are differences of. Pair counts x (x - 1) / 2
-    of real sums near 1 cancel; there, rounding each sum once (as the table does) can decide
-    the score, and ``margin`` bounds what it moves the pair-counting scores by."""
-    a, b, n = _margins(cells)
-    pairs = _pair_counts(cells)
-    squares = (
-        sum(x * x for row in cells for x in row),
-        sum(x * x for x in a),
-        sum(x * x for x in b),
-        n * n,
-    )
-    if any(abs(x) < margin * (s + n) for x, s in zip(pairs, squares, strict=True)):
-        return False
-    t_, p_, q_, n_ = pairs
-    expected = p_ * q_ / n_
-    scale = abs(t_) + abs(p_) + abs(q_) + 3 * abs(expected)
-    return abs((p_ + q_) / 2 - expected) >= margin * scale
-
-
 @st.composite
 def _weighted_samples(draw):
     """Small labelings (4 classes, 5 clusters at most), real weights not all 0, and an order
@@ -311,12 +426,12 @@ def test_hypothesis_real_weights_are_exact_sums_in_any_order(samples):
     """Real weights, 0 or at least 2**-11: the core sums weights exactly in units of 2**-64
     (smaller weights are rounded to those units), so each cell, size and the total are the
     exact sums of the float weights (Fractions), rounded once. The measures then follow the
-    weighted definitions (:func:`_reference`, where its formulas are defined, with no 0 / 0 or
-    square root of a negative ratio, and :func:`_far_from_cancelling`), and the samples in
-    another order give the same table and scores, to the last bit."""
+    weighted definitions (:func:`_reference`, where its formulas are defined: no 0 / 0; the
+    pair counts are exact, so no cancellation), and the samples in another order give the same
+    table and scores, to the last bit."""
     t, p, w, order = samples
     c = fcm.Contingency.from_labels(t, p, sample_weight=w)
-    classes, clusters, cells = _exact_cells(t, p, w)
+    classes, clusters, cells, _ = _exact_cells(t, p, w)
     rows = [i for i, row in enumerate(cells) if any(row)]
     cols = [j for j in range(len(clusters)) if any(row[j] for row in cells)]
     assert c.classes.tolist() == classes[rows].tolist()
@@ -335,8 +450,6 @@ def test_hypothesis_real_weights_are_exact_sums_in_any_order(samples):
     assert shuffled.class_sizes.tolist() == c.class_sizes.tolist()
     assert shuffled.n == c.n
 
-    if not _far_from_cancelling(cells):
-        return
     try:
         want, _ = _reference(t, p, w)
     except (ZeroDivisionError, ValueError):
@@ -625,12 +738,20 @@ def test_whole_and_real_parts_merge_and_whole_sums_give_counts():
     assert not counts.weighted and real.weighted
     whole = fcm.Contingency.from_labels(t, p, sample_weight=w)
     assert counts + real == whole and real + counts == whole
-    # Halves that make whole numbers: the merge is the table of counts, as the whole's count.
+    # Halves whose sum is a whole number stay two samples of weight 1/2 (their pair weighs
+    # 1/4), as the whole's count of them; a sample of weight 1 is a table of counts.
     a = fcm.Contingency.from_labels([0], [1], sample_weight=[0.5])
     merged = a + a
-    assert not merged.weighted
-    assert merged == fcm.Contingency.from_labels([0], [1], sample_weight=[1.0])
-    assert merged.to_numpy().dtype == np.int64
+    halves = fcm.Contingency.from_labels([0, 0], [1, 1], sample_weight=[0.5, 0.5])
+    one = fcm.Contingency.from_labels([0], [1], sample_weight=[1.0])
+    assert merged.weighted and halves.weighted and not one.weighted
+    assert merged == halves and merged != one
+    assert merged.to_numpy().tolist() == [[1.0]] == one.to_numpy().tolist()
+    assert merged.pair_confusion_matrix().tolist() == [[0.0, 0.0], [0.0, 0.5]]
+    assert halves.pair_confusion_matrix().tolist() == [[0.0, 0.0], [0.0, 0.5]]
+    assert one.pair_confusion_matrix().tolist() == [[0, 0], [0, 0]]
+    ones = fcm.Contingency.from_labels([0], [1], sample_weight=[1.0])
+    assert not (ones + ones).weighted
 
 
 def test_merged_weighted_tables_pickle_and_merge_again():
@@ -695,10 +816,13 @@ def test_five_million_weighted_labels_against_numpy():
     flat = np.bincount(t * 70 + p, weights=w, minlength=33 * 70).reshape(33, 70)
     a, b, total = flat.sum(axis=1), flat.sum(axis=0), flat.sum()
 
-    def pairs(x):
-        return math.fsum((x * (x - 1) / 2).ravel().tolist())
+    # Each sample's square in the pair counts: k for a whole weight k, else w**2.
+    squares = math.fsum(np.where(w == np.floor(w), w, w * w).tolist())
 
-    tt, pp, qq, nn = pairs(flat), pairs(a), pairs(b), total * (total - 1) / 2
+    def pairs(x):
+        return (math.fsum((x * x).ravel().tolist()) - squares) / 2
+
+    tt, pp, qq, nn = pairs(flat), pairs(a), pairs(b), (total * total - squares) / 2
     expected = pp * qq / nn
     ari = (tt - expected) / ((pp + qq) / 2 - expected)
     nz = flat[flat > 0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ from ._labels import Column, Table, _order, count_labels, ordered_cells
 from ._measures import Measures
 from ._merge import merge, no_units
 from ._params import check_average_method, check_beta
-from ._weighted_table import WeightedTable
+from ._weighted_table import AnyTable, WeightedTable
 
 __all__ = ["Contingency"]
 
@@ -291,6 +292,9 @@ class Contingency(Measures):
             and np.array_equal(self.classes, other.classes)
             and np.array_equal(self.clusters, other.clusters)
             and all(np.array_equal(x, y) for x, y in zip(self._cells, other._cells, strict=True))
+            # Equal cells of different samples (two of weight 1/2, one of weight 1) differ in
+            # their pairs.
+            and _square_sum(self._native_table) == _square_sum(other._native_table)
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -426,3 +430,8 @@ def _labels_or_range(labels: ArrayLike | None, size: int, name: str) -> NDArray[
     if out.shape != (size,):
         raise ValueError(f"{name} has shape {out.shape}; the table needs {size} of them")
     return out
+
+
+def _square_sum(table: AnyTable) -> Fraction | int:
+    """The samples' squared weights summed (``n`` for a table of counts)."""
+    return table.square_sum() if isinstance(table, WeightedTable) else table.n

@@ -190,7 +190,7 @@ class Measures(Diagnostics):
     def _pairs(self) -> tuple[int, int, int, int]:
         """(N, P, Q, T) as exact integers (exact Fractions for weighted samples, so that every
         ratio of them is rounded once): :func:`._weighted_table.pairs`."""
-        return pairs(self._native_table)  # type: ignore[return-value]
+        return pairs(self._native_table)
 
     def pair_counts(self) -> dict[str, int | float]:
         """Unordered pairs of distinct samples by agreement, as exact integers.

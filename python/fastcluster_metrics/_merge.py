@@ -131,12 +131,8 @@ def stack(parts: Sequence[Part]) -> Cells:
         counts.append(n)
         part.append(np.full(n.size, k, dtype=np.int64))
     empty = np.empty(0, dtype=np.int64)
-    return Cells(
-        classes,
-        clusters,
-        *(np.concatenate([empty, *x]).astype(np.int64) for x in (rows, cols, counts, part)),
-        tuple(row_maps),
-    )
+    flat = [np.concatenate([empty, *x]).astype(np.int64) for x in (rows, cols, counts, part)]
+    return Cells(classes, clusters, flat[0], flat[1], flat[2], flat[3], tuple(row_maps))
 
 
 def merge(

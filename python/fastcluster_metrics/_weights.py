@@ -35,9 +35,13 @@ WEIGHTS_DOC = """
     sample). ``class_weight`` multiplies each true class's weights: ``"balanced"`` gives every
     class the same total ``n / K`` (the balanced measures of Maan et al., Nature Biotechnology
     2024, without their integer truncation), a dict gives the named classes its weights and
-    the others 1. With real cells, pair counts are ``x (x - 1) / 2`` of each cell, class,
-    cluster and total (a sample of weight ``w`` counts as ``w`` samples, as genieclust on a
-    real-valued confusion matrix); entropies use the weighted proportions. Measures adjusted
+    the others 1. Pair counts sum ``w(x) w(y)`` over the pairs of distinct samples, a
+    whole-number weight ``k`` standing for ``k`` samples of weight 1: a cell, class, cluster
+    or total of weight ``x`` whose samples' squared weights sum to ``s`` holds
+    ``(x**2 - s) / 2`` pairs (``x (x - 1) / 2`` for counts), never a negative number, exact;
+    a whole class weight repeats its class's samples, any other multiplies their weights.
+    Entropies use the weighted proportions. Measures adjusted by the expected mutual
+    information, the modified ARI and G+ need whole-number weights.
     by the expected mutual information need whole-number weights.
 """
 

@@ -66,24 +66,114 @@ fn block<A: Label>(
     fn go<A: Label, W: Weight>(
         a: &[A],
         w: &[W],
-        index: &RowIndex,
-        rows: &[u64],
+        row_of: impl Fn(u64) -> Option<usize>,
+        n_rows: usize,
     ) -> Result<Vec<Squares>, Error> {
-        let mut sums = vec![[0u64; 4]; rows.len()];
+        let mut running = vec![Running::default(); n_rows];
         for (xs, ws) in a.chunks(stop::EVERY).zip(w.chunks(stop::EVERY)) {
             stop::check()?;
             for (&x, &v) in xs.iter().zip(ws) {
-                if let Some(r) = index.get(rows, x.key()) {
-                    add_sample(&mut sums[r], v.units());
+                if let Some(r) = row_of(x.key()) {
+                    running[r].add(v.units());
                 }
             }
         }
-        Ok(sums)
+        Ok(running.iter().map(Running::total).collect())
+    }
+    fn by_index<A: Label, W: Weight>(
+        a: &[A],
+        w: &[W],
+        index: &RowIndex,
+        rows: &[u64],
+    ) -> Result<Vec<Squares>, Error> {
+        match index {
+            RowIndex::Dense { start, position } => go(
+                a,
+                w,
+                |key| {
+                    let p = *position.get(key.wrapping_sub(*start) as usize)?;
+                    (p != RowIndex::ABSENT).then_some(p as usize)
+                },
+                rows.len(),
+            ),
+            RowIndex::Search => go(a, w, |key| rows.binary_search(&key).ok(), rows.len()),
+        }
     }
     match w {
-        Weights::F64(w) => go(a, w, index, rows),
-        Weights::I64(w) => go(a, w, index, rows),
-        Weights::U64(w) => go(a, w, index, rows),
+        Weights::F64(w) => by_index(a, w, index, rows),
+        Weights::I64(w) => by_index(a, w, index, rows),
+        Weights::U64(w) => by_index(a, w, index, rows),
+    }
+}
+
+/// A row's running sum of squares, cheap to add to. A weight of `u` units (below 2^116)
+/// splits as `h 2^58 + l` (`h`, `l` below 2^58), so `u^2 = h^2 2^116 + 2 h l 2^58 + l^2`:
+/// three products below 2^116, each added to a `u128` whose overflows are counted. Whole
+/// weights add their value to `whole`. No branch depends on the weight.
+#[derive(Clone, Copy, Default)]
+struct Running {
+    hh: u128,
+    hl: u128,
+    ll: u128,
+    whole: u128,
+    carries: [u64; 3],
+}
+
+impl Running {
+    /// Adds a sample of `u` units ([`add_sample`]'s rule).
+    #[inline(always)]
+    fn add(&mut self, u: u128) {
+        const LOW: u64 = (1 << 58) - 1;
+        // All ones when `u` has a fractional part, else zero.
+        let real = 0u64.wrapping_sub(u64::from(u as u64 != 0));
+        let h = ((u >> 58) as u64) & real;
+        let l = (u as u64) & LOW & real;
+        self.whole += (u >> 64) & u128::from(!real);
+        let sums = [
+            u128::from(h) * u128::from(h),
+            u128::from(h) * u128::from(l),
+            u128::from(l) * u128::from(l),
+        ];
+        for ((acc, carry), x) in [&mut self.hh, &mut self.hl, &mut self.ll]
+            .into_iter()
+            .zip(&mut self.carries)
+            .zip(sums)
+        {
+            let (sum, overflow) = acc.overflowing_add(x);
+            *acc = sum;
+            *carry += u64::from(overflow);
+        }
+    }
+
+    /// The sum in units of 2^-128.
+    fn total(&self) -> Squares {
+        let mut acc = [0u64; 4];
+        for (part, carry, shift) in [
+            (self.hh, self.carries[0], 116),
+            (self.hl, self.carries[1], 59),
+            (self.ll, self.carries[2], 0),
+        ] {
+            add_shifted(&mut acc, part, shift);
+            add_shifted(&mut acc, u128::from(carry), shift + 128);
+        }
+        add_at(&mut acc, 2, self.whole);
+        acc
+    }
+}
+
+/// Adds `v * 2^shift` to `acc` (the sum stays below 2^256).
+fn add_shifted(acc: &mut Squares, v: u128, shift: u32) {
+    let (k, bits) = ((shift / 64) as usize, shift % 64);
+    let wide = [v as u64, (v >> 64) as u64, 0];
+    for j in (0..3).rev() {
+        let limb = if bits == 0 {
+            wide[j]
+        } else {
+            (wide[j] << bits) | if j > 0 { wide[j - 1] >> (64 - bits) } else { 0 }
+        };
+        if k + j < 4 {
+            add_at(acc, k + j, u128::from(limb));
+        }
     }
 }
 
@@ -113,22 +203,12 @@ impl RowIndex {
             position,
         }
     }
-
-    #[inline(always)]
-    fn get(&self, rows: &[u64], key: u64) -> Option<usize> {
-        match self {
-            RowIndex::Dense { start, position } => {
-                let p = *position.get(key.wrapping_sub(*start) as usize)?;
-                (p != Self::ABSENT).then_some(p as usize)
-            }
-            RowIndex::Search => rows.binary_search(&key).ok(),
-        }
-    }
 }
 
-/// Adds a sample of `u` units to `acc`: `u / 2^64` squared, or `u / 2^64` itself when it
+/// Adds a sample of `u` units to `acc` (the rule [`Running`] adds by, one sample at a time:
+/// the tests' oracle): `u / 2^64` squared, or `u / 2^64` itself when it
 /// is a whole number (that many samples of weight 1).
-#[inline(always)]
+#[cfg(test)]
 fn add_sample(acc: &mut Squares, u: u128) {
     if u as u64 == 0 {
         add_at(acc, 2, u >> 64);
@@ -138,7 +218,7 @@ fn add_sample(acc: &mut Squares, u: u128) {
 }
 
 /// Adds `u * u` to `acc`.
-#[inline(always)]
+#[cfg(test)]
 fn add_square(acc: &mut Squares, u: u128) {
     let (high, low) = (u >> 64, u & u128::from(u64::MAX));
     let middle = high * low;
@@ -179,6 +259,38 @@ mod tests {
             (u128::from(s[3]) << 64) | u128::from(s[2]),
             (u128::from(s[1]) << 64) | u128::from(s[0]),
         )
+    }
+
+    #[test]
+    fn running_sums_equal_adding_each_square_in_256_bits() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let max = (1u128 << 116) - 1;
+        let mut samples: Vec<u128> = vec![max; 20_000];
+        samples.extend([1u128 << 64, 7u128 << 64, ((1u128 << 52) - 1) << 64, 1, 0]);
+        for _ in 0..20_000 {
+            let u = ((u128::from(next()) << 64) | u128::from(next())) & max;
+            // Some whole numbers among the real ones.
+            samples.push(if next() % 4 == 0 {
+                u & !u128::from(u64::MAX)
+            } else {
+                u
+            });
+        }
+        let mut running = Running::default();
+        let mut want = [0u64; 4];
+        for &u in &samples {
+            running.add(u);
+            add_sample(&mut want, u);
+        }
+        // 20,000 maximal squares overflow each u128 part several times.
+        assert!(running.carries.iter().all(|&c| c > 0));
+        assert_eq!(running.total(), want);
     }
 
     #[test]
