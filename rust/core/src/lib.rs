@@ -73,7 +73,7 @@ pub mod scores;
 pub mod stop;
 mod table;
 
-pub use count::weight::{Weight, Weights, UNIT_BITS};
+pub use count::weight::{Weight, Weights, UNIT_BITS, WEIGHT_MAX};
 pub use count::weighted::{count_weighted, Weighted};
 pub use count::{count, count_columns, count_compact, count_one};
 pub use counted::{Counted, Measures};

@@ -6,7 +6,9 @@
 //! A weight of `u` units of 2^-64 squares to `u^2` units of 2^-128, below 2^232 (a weight
 //! is below 2^52); a class's sum, below 2^252 (the weights total less than 2^62), is held
 //! in four 64-bit limbs, least significant first. Sums of integers are exact: a class's
-//! sum depends on neither the order of the samples nor the number of threads.
+//! sum depends on neither the order of the samples nor the number of threads. The pass
+//! adds to cheaper sums first: float weights by exponent ([`Buckets`], one product per
+//! sample), other weights by three products ([`Running`]).
 
 use rayon::prelude::*;
 
@@ -63,46 +65,147 @@ fn block<A: Label>(
     index: &RowIndex,
     rows: &[u64],
 ) -> Result<Vec<Squares>, Error> {
-    fn go<A: Label, W: Weight>(
+    let n = rows.len();
+    match w {
+        Weights::F64(w) if n <= BUCKET_ROWS => by_index(a, w, index, rows, Buckets::new(n)),
+        Weights::F64(w) => by_index(a, w, index, rows, vec![Running::default(); n]),
+        Weights::I64(w) => by_index(a, w, index, rows, vec![Running::default(); n]),
+        Weights::U64(w) => by_index(a, w, index, rows, vec![Running::default(); n]),
+    }
+}
+
+/// Finds each sample's row ([`RowIndex`]) and adds its weight to `sums`.
+fn by_index<A: Label, W: Weight, S: RowSums<W>>(
+    a: &[A],
+    w: &[W],
+    index: &RowIndex,
+    rows: &[u64],
+    sums: S,
+) -> Result<Vec<Squares>, Error> {
+    fn go<A: Label, W: Weight, S: RowSums<W>>(
         a: &[A],
         w: &[W],
         row_of: impl Fn(u64) -> Option<usize>,
-        n_rows: usize,
+        mut sums: S,
     ) -> Result<Vec<Squares>, Error> {
-        let mut running = vec![Running::default(); n_rows];
-        for (xs, ws) in a.chunks(stop::EVERY).zip(w.chunks(stop::EVERY)) {
-            stop::check()?;
-            for (&x, &v) in xs.iter().zip(ws) {
-                if let Some(r) = row_of(x.key()) {
-                    running[r].add(v.units());
+        for (xs, ws) in a.chunks(FLUSH_EVERY).zip(w.chunks(FLUSH_EVERY)) {
+            for (xs, ws) in xs.chunks(stop::EVERY).zip(ws.chunks(stop::EVERY)) {
+                stop::check()?;
+                for (&x, &v) in xs.iter().zip(ws) {
+                    if let Some(r) = row_of(x.key()) {
+                        sums.add(r, v);
+                    }
+                }
+            }
+            sums.flush();
+        }
+        Ok(sums.totals())
+    }
+    match index {
+        RowIndex::Dense { start, position } => go(
+            a,
+            w,
+            |key| {
+                let p = *position.get(key.wrapping_sub(*start) as usize)?;
+                (p != RowIndex::ABSENT).then_some(p as usize)
+            },
+            sums,
+        ),
+        RowIndex::Search => go(a, w, |key| rows.binary_search(&key).ok(), sums),
+    }
+}
+
+/// Samples between two [`RowSums::flush`] calls: [`Buckets`] add at most this many
+/// squares below 2^106 to a `u128`, which therefore cannot overflow.
+const FLUSH_EVERY: usize = 1 << 22;
+
+/// Each row's sum of its samples' squares, as it is being added up.
+trait RowSums<W> {
+    /// Adds a sample of weight `w` to row `r` ([`add_sample`]'s rule).
+    fn add(&mut self, r: usize, w: W);
+    /// Called after every [`FLUSH_EVERY`] samples.
+    fn flush(&mut self) {}
+    /// Each row's sum in units of 2^-128.
+    fn totals(self) -> Vec<Squares>;
+}
+
+impl<W: Weight> RowSums<W> for Vec<Running> {
+    #[inline(always)]
+    fn add(&mut self, r: usize, w: W) {
+        self[r].add(w.units());
+    }
+
+    fn totals(self) -> Vec<Squares> {
+        self.iter().map(Running::total).collect()
+    }
+}
+
+/// At most this many rows sum float weights by exponent ([`Buckets`]: 1.5 MiB at most).
+const BUCKET_ROWS: usize = 1024;
+
+/// Float weights summed by exponent: a weight of at least 2^-12 is `m 2^(k - 64)` for its
+/// 53-bit mantissa `m` and `k = exponent - 1011` in `0..64` (a weight is below 2^52), so
+/// exactly `m << k` units of 2^-64, and its square `m^2 << 2k` units of 2^-128. Each row
+/// adds `m^2` (below 2^106) to the `u128` of its `k`: one product and one add per sample.
+/// At most [`FLUSH_EVERY`] (2^22) of them are added before [`RowSums::flush`] moves the
+/// `u128`s into the rows' 256-bit sums, so none overflows. Whole weights add their value to
+/// `whole`; smaller weights (rounded to units, rarely met) go to a [`Running`] sum.
+struct Buckets {
+    by_shift: Vec<u128>,
+    sums: Vec<Squares>,
+    whole: Vec<u128>,
+    small: Vec<Running>,
+}
+
+impl Buckets {
+    fn new(rows: usize) -> Buckets {
+        Buckets {
+            by_shift: vec![0; rows * 64],
+            sums: vec![[0; 4]; rows],
+            whole: vec![0; rows],
+            small: vec![Running::default(); rows],
+        }
+    }
+}
+
+impl RowSums<f64> for Buckets {
+    #[inline(always)]
+    fn add(&mut self, r: usize, w: f64) {
+        let bits = w.to_bits();
+        let exponent = ((bits >> 52) & 0x7ff) as u32;
+        if exponent < 1011 {
+            self.small[r].add(w.units());
+            return;
+        }
+        let k = (exponent - 1011) & 63;
+        let m = (bits & ((1 << 52) - 1)) | (1 << 52);
+        // `m << k` is a whole number of 2^-64 units when its low 64 bits are 0.
+        if m.wrapping_shl(k) == 0 {
+            self.whole[r] += u128::from((m >> 1) >> (63 - k));
+        } else {
+            self.by_shift[r * 64 + k as usize] += u128::from(m) * u128::from(m);
+        }
+    }
+
+    fn flush(&mut self) {
+        for (acc, row) in self.sums.iter_mut().zip(self.by_shift.chunks_exact_mut(64)) {
+            for (k, sum) in row.iter_mut().enumerate() {
+                if *sum != 0 {
+                    add_shifted(acc, *sum, 2 * k as u32);
+                    *sum = 0;
                 }
             }
         }
-        Ok(running.iter().map(Running::total).collect())
     }
-    fn by_index<A: Label, W: Weight>(
-        a: &[A],
-        w: &[W],
-        index: &RowIndex,
-        rows: &[u64],
-    ) -> Result<Vec<Squares>, Error> {
-        match index {
-            RowIndex::Dense { start, position } => go(
-                a,
-                w,
-                |key| {
-                    let p = *position.get(key.wrapping_sub(*start) as usize)?;
-                    (p != RowIndex::ABSENT).then_some(p as usize)
-                },
-                rows.len(),
-            ),
-            RowIndex::Search => go(a, w, |key| rows.binary_search(&key).ok(), rows.len()),
+
+    fn totals(mut self) -> Vec<Squares> {
+        self.flush();
+        let mut out = self.sums;
+        for ((acc, small), &whole) in out.iter_mut().zip(&self.small).zip(&self.whole) {
+            add(acc, &small.total());
+            add_at(acc, 2, whole);
         }
-    }
-    match w {
-        Weights::F64(w) => by_index(a, w, index, rows),
-        Weights::I64(w) => by_index(a, w, index, rows),
-        Weights::U64(w) => by_index(a, w, index, rows),
+        out
     }
 }
 
@@ -291,6 +394,69 @@ mod tests {
         // 20,000 maximal squares overflow each u128 part several times.
         assert!(running.carries.iter().all(|&c| c > 0));
         assert_eq!(running.total(), want);
+    }
+
+    #[test]
+    fn float_buckets_equal_adding_each_square_in_256_bits() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut weights = vec![
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE,
+            5e-324,
+            2f64.powi(-12),
+            2f64.powi(-11),
+            2f64.powi(-13) * 3.0,
+            0.1,
+            1.0,
+            7.0,
+            2f64.powi(51),
+            2f64.powi(52) - 1.0,
+            2f64.powi(52) - 0.5,
+            (2f64.powi(52) - 1.0) / 2.0,
+        ];
+        // Every bit of the mantissa used, over the whole range of magnitudes; whole numbers;
+        // the same large weight more than 2^22 times (more than a u128 holds).
+        for _ in 0..50_000 {
+            let scale = 2f64.powi((next() % 70) as i32 - 18);
+            let w = (next() >> 11) as f64 / 2f64.powi(53) * scale;
+            weights.push(if next() % 5 == 0 { w.floor() } else { w });
+        }
+        let random = weights.len();
+        weights.extend(std::iter::repeat_n(2f64.powi(52) - 0.5, 4_500_000));
+        let mut buckets = Buckets::new(3);
+        let mut want = vec![[0u64; 4]; 3];
+        for (i, &w) in weights.iter().enumerate() {
+            let r = if i < random { i % 3 } else { 0 };
+            buckets.add(r, w);
+            // As `by_index` does: 2^22 squares below 2^106 fill a u128 at most.
+            if i % FLUSH_EVERY == FLUSH_EVERY - 1 {
+                buckets.flush();
+            }
+            add_sample(&mut want[r], w.units());
+        }
+        assert_eq!(buckets.totals(), want);
+    }
+
+    #[test]
+    fn many_rows_of_float_weights_sum_without_buckets() {
+        // More rows than [`BUCKET_ROWS`]: each float weight goes to its row's `Running` sum.
+        let rows: Vec<u64> = (0..3000).collect();
+        let a: Vec<u64> = (0..100_000u64).map(|i| (i * 7919) % 3000).collect();
+        let w: Vec<f64> = (0..100_000u32).map(|i| f64::from(i % 29) / 7.0).collect();
+        let got = row_squares(&a, Weights::F64(&w), &rows, 2).unwrap();
+        let mut want = vec![[0u64; 4]; rows.len()];
+        for (&x, &v) in a.iter().zip(&w) {
+            add_sample(&mut want[x as usize], v.units());
+        }
+        assert!(rows.len() > BUCKET_ROWS);
+        assert_eq!(got, want);
     }
 
     #[test]

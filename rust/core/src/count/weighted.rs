@@ -61,7 +61,10 @@ impl Weighted {
 /// one pass over the three slices, which also checks the weights: the first refused
 /// one is an error ([`Weight::refused`]), so is a total of 2^62 or more. Cells whose
 /// weights sum to zero are left out (a sample of weight 0 is no sample), so are classes
-/// and clusters left empty.
+/// and clusters left empty. When some weight is not a whole number, a second pass over
+/// `a` and `w` sums each row's squared weights (`row_squares`).
+///
+/// [`Weight::refused`]: super::weight::Weight::refused
 pub fn count_weighted<A: Label, B: Label>(
     a: &[A],
     b: &[B],
