@@ -883,8 +883,15 @@ def test_weights_column_scores_equal_the_python_api(tmp_path, name):
     assert out.returncode == 0, out.stderr
     # AMI (a default) is NaN with real weights, and a note says why.
     assert out.stderr == (
-        "fastcluster-metrics: note: AMI needs whole-number weights (the expected mutual"
-        " information is defined for counts): nan with these weights\n"
+        "fastcluster-metrics: note: AMI needs whole-number weights (it is defined for counts"
+        " only): nan with these weights\n"
+    )
+    # The modified ARI counts quadruples of samples: not the expected mutual information.
+    noted = run(tmp_path, name, *args, "--metrics", "ami,mari,rand")
+    assert noted.returncode == 0, noted.stderr
+    assert noted.stderr == (
+        "fastcluster-metrics: note: AMI, MARI need whole-number weights (they are defined for"
+        " counts only): nan with these weights\n"
     )
     want = _expected(frame, sample_weight=frame["w"])
     doc = json.loads(out.stdout)

@@ -688,10 +688,10 @@ def _note_counts_only(metrics: Sequence[str], tables: Sequence[Contingency]) -> 
         return
     names = [MEASURES[m].label for m in metrics if MEASURES[m].counts]
     if names:
-        verb = "needs" if len(names) == 1 else "need"
+        verb, defined = ("needs", "it is") if len(names) == 1 else ("need", "they are")
         print(
-            f"{PROG}: note: {', '.join(names)} {verb} whole-number weights (the expected mutual"
-            " information is defined for counts): nan with these weights",
+            f"{PROG}: note: {', '.join(names)} {verb} whole-number weights ({defined} defined"
+            " for counts only): nan with these weights",
             file=sys.stderr,
         )
 
