@@ -364,22 +364,26 @@ mod tests {
         )
     }
 
-    #[test]
-    fn running_sums_equal_adding_each_square_in_256_bits() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
+    /// A xorshift64 generator of test values from `seed` (non-zero).
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             seed
-        };
+        }
+    }
+
+    #[test]
+    fn running_sums_equal_adding_each_square_in_256_bits() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let max = (1u128 << 116) - 1;
         let mut samples: Vec<u128> = vec![max; 20_000];
         samples.extend([1u128 << 64, 7u128 << 64, ((1u128 << 52) - 1) << 64, 1, 0]);
         for _ in 0..20_000 {
             let u = ((u128::from(next()) << 64) | u128::from(next())) & max;
             // Some whole numbers among the real ones.
-            samples.push(if next() % 4 == 0 {
+            samples.push(if next().is_multiple_of(4) {
                 u & !u128::from(u64::MAX)
             } else {
                 u
@@ -398,13 +402,7 @@ mod tests {
 
     #[test]
     fn float_buckets_equal_adding_each_square_in_256_bits() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let mut weights = vec![
             0.0,
             -0.0,
@@ -426,7 +424,11 @@ mod tests {
         for _ in 0..50_000 {
             let scale = 2f64.powi((next() % 70) as i32 - 18);
             let w = (next() >> 11) as f64 / 2f64.powi(53) * scale;
-            weights.push(if next() % 5 == 0 { w.floor() } else { w });
+            weights.push(if next().is_multiple_of(5) {
+                w.floor()
+            } else {
+                w
+            });
         }
         let random = weights.len();
         weights.extend(std::iter::repeat_n(2f64.powi(52) - 0.5, 4_500_000));

@@ -64,22 +64,22 @@ impl Table {
         let mut cell_count = Vec::with_capacity(cells.len());
         let mut row_sums = Vec::new();
         let mut col_sums = vec![0u64; col_keys.len()];
-        for (k, &(a, b, c)) in cells.iter().enumerate() {
-            if k % stop::EVERY == 0 {
-                stop::check()?;
+        for part in cells.chunks(stop::EVERY) {
+            stop::check()?;
+            for &(a, b, c) in part {
+                if row_keys.last() != Some(&a) {
+                    row_keys.push(a);
+                    row_sums.push(0);
+                }
+                let j = col_index.get(&col_keys, b);
+                if let Some(s) = row_sums.last_mut() {
+                    *s += c;
+                }
+                col_sums[j] += c;
+                cell_row.push(index(row_keys.len() - 1)?);
+                cell_col.push(index(j)?);
+                cell_count.push(c);
             }
-            if row_keys.last() != Some(&a) {
-                row_keys.push(a);
-                row_sums.push(0);
-            }
-            let j = col_index.get(&col_keys, b);
-            if let Some(s) = row_sums.last_mut() {
-                *s += c;
-            }
-            col_sums[j] += c;
-            cell_row.push(index(row_keys.len() - 1)?);
-            cell_col.push(index(j)?);
-            cell_count.push(c);
         }
         Ok(Table::assemble(
             (row_kind, row_keys, row_sums),
