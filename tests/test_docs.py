@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 import fastcluster_metrics
-from fastcluster_metrics import _contingency, _evaluate, _many, _supervised
+from fastcluster_metrics import _contingency, _dendrogram, _evaluate, _many, _supervised
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 @pytest.mark.parametrize(
-    "module", [fastcluster_metrics, _supervised, _contingency, _evaluate, _many]
+    "module", [fastcluster_metrics, _supervised, _contingency, _evaluate, _many, _dendrogram]
 )
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)

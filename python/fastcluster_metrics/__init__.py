@@ -9,6 +9,7 @@ supervised scores, computed from a contingency table built in one Rust pass.
 from . import _functions
 from ._anndata import evaluate_adata
 from ._contingency import Contingency
+from ._dendrogram import score_dendrogram
 from ._evaluate import Evaluation, evaluate
 from ._functions import *  # noqa: F403  (the catalogue's functions: _functions.__all__)
 from ._many import compare_many, pairwise
@@ -85,6 +86,7 @@ __all__ = [
     "purity_score",
     "rand_score",
     "read_contingency",
+    "score_dendrogram",
     "v_measure_score",
 ]
 __all__ += _functions.__all__

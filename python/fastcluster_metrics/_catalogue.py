@@ -88,6 +88,10 @@ class Measure:
     """Computed by :func:`evaluate` when no measures are named."""
     in_sklearn: bool = False
     """scikit-learn has it too, under the same name (``sklearn.metrics.cluster``)."""
+    merges: bool = False
+    """A function of the sums that :func:`score_dendrogram` keeps merge by merge (pair counts,
+    entropies, mutual information, its expectation, purity): read for every cut of a
+    dendrogram from them, where the others are computed on each cut's table."""
     plotted: bool = False
     """Drawn by :func:`~fastcluster_metrics.plot.plot_scores` when it scores labels itself."""
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -148,8 +152,10 @@ def _rows(*rows: Measure) -> dict[str, Measure]:
 
 
 _C = Contingency
-_SK: dict[str, Any] = {"default": True, "in_sklearn": True, "cells": False}
+_SK: dict[str, Any] = {"default": True, "in_sklearn": True, "cells": False, "merges": True}
 """scikit-learn's measures: evaluate's defaults, from the table's sums alone."""
+_M: dict[str, Any] = {"merges": True}
+"""Read from the sums a dendrogram's merges keep (:attr:`Measure.merges`)."""
 _SYM: dict[str, Any] = {"symmetric": True}
 _NATS: dict[str, Any] = {"range": None, "unit": "nats"}
 _DISTANCE: dict[str, Any] = {"greater_is_better": False}
@@ -175,12 +181,12 @@ MEASURES: dict[str, Measure] = _rows(
     Measure("fowlkes_mallows_score", _C.fowlkes_mallows_score, PAIRS, ("FMI", "FM"), **_SK,
             **_SYM, plotted=True),
     Measure("purity_score", _C.purity_score, MATCHING, ("purity",), cells=False, default=True,
-            plotted=True),
+            plotted=True, **_M),
     # information: the other normalisations of NMI and AMI (Vinh, Epps and Bailey 2010)
     *(
         Measure(f"normalized_mutual_info_score_{m}", _C.normalized_mutual_info_score,
                 INFORMATION, (f"NMI_{m}",), **_SYM, options={"average_method": m},
-                function="normalized_mutual_info_score")
+                function="normalized_mutual_info_score", **_M)
         for m in ("min", "geometric", "max")
     ),
     Measure("normalized_mutual_info_score_joint", _C.normalized_mutual_info_score_joint,
@@ -189,11 +195,13 @@ MEASURES: dict[str, Measure] = _rows(
         Measure(f"adjusted_mutual_info_score_{m}", _C.adjusted_mutual_info_score, INFORMATION,
                 (f"AMI_{m}",), **_SYM, range=SIGNED, adjusted=True,
                 counts=True, options={"average_method": m},
-                function="adjusted_mutual_info_score")
+                function="adjusted_mutual_info_score", **_M)
         for m in ("min", "geometric", "max")
     ),
-    Measure("entropy_true", _C.entropy_true, INFORMATION, ("H_true",), **_NATS, function=None),
-    Measure("entropy_pred", _C.entropy_pred, INFORMATION, ("H_pred",), **_NATS, function=None),
+    Measure("entropy_true", _C.entropy_true, INFORMATION, ("H_true",), **_NATS, function=None,
+            **_M),
+    Measure("entropy_pred", _C.entropy_pred, INFORMATION, ("H_pred",), **_NATS, function=None,
+            **_M),
     Measure("joint_entropy", _C.joint_entropy, INFORMATION, ("H_joint",), **_SYM, **_NATS),
     Measure("conditional_entropy_true_given_pred", _C.conditional_entropy_true_given_pred,
             INFORMATION, ("H_true_given_pred",), **_NATS, **_DISTANCE),
@@ -216,28 +224,31 @@ MEASURES: dict[str, Measure] = _rows(
     Measure("modified_adjusted_rand_score", _C.modified_adjusted_rand_score, PAIRS, ("MARI",),
             range=SIGNED, adjusted=True, counts=True),
     Measure("adjusted_fowlkes_mallows_score", _C.adjusted_fowlkes_mallows_score, PAIRS,
-            ("AFMI",), range=SIGNED, adjusted=True),
-    Measure("jaccard_index", _C.jaccard_index, PAIRS, ("Jaccard",), **_SYM),
-    Measure("pair_precision", _C.pair_precision, PAIRS, ("pair precision",)),
-    Measure("pair_recall", _C.pair_recall, PAIRS, ("pair recall",)),
-    Measure("pair_f_score", _C.pair_f_score, PAIRS, ("pair F1",), **_SYM),
-    Measure("dice_index", _C.dice_index, PAIRS, ("Dice",), **_SYM),
-    Measure("kulczynski_index", _C.kulczynski_index, PAIRS, ("Kulczynski",), **_SYM),
+            ("AFMI",), range=SIGNED, adjusted=True, **_M),
+    Measure("jaccard_index", _C.jaccard_index, PAIRS, ("Jaccard",), **_SYM, **_M),
+    Measure("pair_precision", _C.pair_precision, PAIRS, ("pair precision",), **_M),
+    Measure("pair_recall", _C.pair_recall, PAIRS, ("pair recall",), **_M),
+    Measure("pair_f_score", _C.pair_f_score, PAIRS, ("pair F1",), **_SYM, **_M),
+    Measure("dice_index", _C.dice_index, PAIRS, ("Dice",), **_SYM, **_M),
+    Measure("kulczynski_index", _C.kulczynski_index, PAIRS, ("Kulczynski",), **_SYM, **_M),
     Measure("mirkin_metric", _C.mirkin_metric, PAIRS, ("Mirkin",), **_SYM, range=None,
-            unit="ordered pairs", **_DISTANCE),
-    Measure("hubert_gamma", _C.hubert_gamma, PAIRS, ("Hubert gamma",), **_SYM, range=SIGNED),
-    Measure("phi_index", _C.phi_index, PAIRS, ("phi",), **_SYM, range=SIGNED),
-    Measure("kendall_tau", _C.kendall_tau, PAIRS, ("Kendall tau",), range=SIGNED),
+            unit="ordered pairs", **_DISTANCE, **_M),
+    Measure("hubert_gamma", _C.hubert_gamma, PAIRS, ("Hubert gamma",), **_SYM, range=SIGNED,
+            **_M),
+    Measure("phi_index", _C.phi_index, PAIRS, ("phi",), **_SYM, range=SIGNED, **_M),
+    Measure("kendall_tau", _C.kendall_tau, PAIRS, ("Kendall tau",), range=SIGNED, **_M),
     Measure("goodman_kruskal_gamma", _C.goodman_kruskal_gamma, PAIRS, ("GK gamma",),
-            range=SIGNED),
-    Measure("g_plus_index", _C.g_plus_index, PAIRS, ("G+",), **_DISTANCE, counts=True),
+            range=SIGNED, **_M),
+    Measure("g_plus_index", _C.g_plus_index, PAIRS, ("G+",), **_DISTANCE, counts=True, **_M),
     Measure("mcnemar_index", _C.mcnemar_index, PAIRS, ("McNemar",), range=None,
-            unit="z statistic"),
+            unit="z statistic", **_M),
     Measure("rogers_tanimoto_index", _C.rogers_tanimoto_index, PAIRS, ("Rogers-Tanimoto",),
-            **_SYM),
-    Measure("russel_rao_index", _C.russel_rao_index, PAIRS, ("Russel-Rao",), **_SYM),
-    Measure("sokal_sneath1_index", _C.sokal_sneath1_index, PAIRS, ("Sokal-Sneath 1",), **_SYM),
-    Measure("sokal_sneath2_index", _C.sokal_sneath2_index, PAIRS, ("Sokal-Sneath 2",), **_SYM),
+            **_SYM, **_M),
+    Measure("russel_rao_index", _C.russel_rao_index, PAIRS, ("Russel-Rao",), **_SYM, **_M),
+    Measure("sokal_sneath1_index", _C.sokal_sneath1_index, PAIRS, ("Sokal-Sneath 1",), **_SYM,
+            **_M),
+    Measure("sokal_sneath2_index", _C.sokal_sneath2_index, PAIRS, ("Sokal-Sneath 2",), **_SYM,
+            **_M),
     # set matching
     Measure("inverse_purity_score", _C.inverse_purity_score, MATCHING, ("inverse purity",)),
     Measure("purity_f_score", _C.purity_f_score, MATCHING, ("purity F",), **_SYM),

@@ -74,6 +74,14 @@ def table_from_cells(
     cols: NDArray[np.int64],
     counts: NDArray[np.int64],
 ) -> Table: ...
+def dendrogram_cuts(
+    classes: NDArray[np.uint32],
+    n_classes: int,
+    merges: NDArray[np.uint64],
+    order: NDArray[np.uint64],
+    record: NDArray[np.uint64],
+    emi: bool,
+) -> dict[str, NDArray[Any]]: ...
 def num_threads() -> int: ...
 def encode_fixed(
     data: NDArray[np.uint8], width: int, unicode: bool

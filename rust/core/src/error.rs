@@ -22,6 +22,8 @@ pub enum Error {
     WeightTotal,
     /// The call was asked to stop ([`crate::stop`]).
     Stopped,
+    /// A dendrogram's merges that do not form a tree of its samples (what is wrong).
+    BadTree(String),
 }
 
 impl fmt::Display for Error {
@@ -55,6 +57,7 @@ impl fmt::Display for Error {
             }
             Error::WeightTotal => f.write_str("sample_weight sums to 2**62 or more"),
             Error::Stopped => f.write_str("the call was interrupted"),
+            Error::BadTree(what) => write!(f, "not a valid dendrogram: {what}"),
             Error::BadItemWidth => {
                 f.write_str("a string array's buffer is not a whole number of items")
             }

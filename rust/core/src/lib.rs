@@ -41,6 +41,8 @@
 //! - `one_row`: tables whose every column has one non-empty row: `one_row::form` (the
 //!   compact forms [`OneRow`] and [`Singletons`]), `one_row::count` (their counting),
 //!   `one_row::measures` (their measures).
+//! - `dendrogram`: every cut of a dendrogram against one labeling, merge by merge
+//!   ([`dendrogram_cuts`]).
 //! - `counted`: [`Counted`], the table in whichever form its count left it, and the
 //!   [`Measures`] every form answers.
 //! - `count`: the one pass over the labels: the driver ([`count()`], [`count_compact`],
@@ -62,6 +64,7 @@ mod count;
 mod counted;
 #[allow(unsafe_code)]
 mod cpu;
+mod dendrogram;
 mod emi;
 pub mod encode;
 mod error;
@@ -77,6 +80,7 @@ pub use count::weight::{Weight, Weights, UNIT_BITS, WEIGHT_MAX};
 pub use count::weighted::{count_weighted, Weighted};
 pub use count::{count, count_columns, count_compact, count_one};
 pub use counted::{Counted, Measures};
+pub use dendrogram::{dendrogram_cuts, CutSums};
 pub use error::Error;
 pub use label::{Constant, KeyKind, Label};
 pub use one_row::{OneRow, Singletons};

@@ -306,6 +306,57 @@ fn table_from_cells(
     Ok(Table::of(inner))
 }
 
+/// The sums of a dendrogram's cuts ([`fcm::dendrogram_cuts`]), one array per sum, by name:
+/// the counts as uint64 (a sum of squares past 2**64 - 1 is an error), the rest float64.
+#[pyfunction]
+fn dendrogram_cuts<'py>(
+    py: Python<'py>,
+    classes: PyReadonlyArray1<'py, u32>,
+    n_classes: usize,
+    merges: PyReadonlyArray2<'py, u64>,
+    order: PyReadonlyArray1<'py, u64>,
+    record: PyReadonlyArray1<'py, u64>,
+    emi: bool,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    let classes = classes.as_slice()?;
+    let pairs: Vec<(u64, u64)> = merges
+        .as_slice()?
+        .chunks_exact(2)
+        .map(|p| (p[0], p[1]))
+        .collect();
+    let index = |xs: &[u64]| -> Vec<usize> {
+        xs.iter()
+            .map(|&x| usize::try_from(x).unwrap_or(usize::MAX))
+            .collect()
+    };
+    let (order, record) = (index(order.as_slice()?), index(record.as_slice()?));
+    let long = classes.len() >= LONG / 16;
+    let cuts = interruptible(py, long, || {
+        fcm::dendrogram_cuts(classes, n_classes, &pairs, &order, &record, emi)
+    })?
+    .map_err(CoreError::from)?;
+    let wide = |f: fn(&fcm::CutSums) -> u128| -> PyResult<Vec<u64>> {
+        cuts.iter()
+            .map(|c| u64::try_from(f(c)))
+            .collect::<Result<_, _>>()
+            .map_err(|_| PyValueError::new_err("a sum of squares past 2**64 - 1"))
+    };
+    let out = pyo3::types::PyDict::new(py);
+    let ints = |f: fn(&fcm::CutSums) -> u64| PyArray1::from_vec(py, cuts.iter().map(f).collect());
+    let floats = |f: fn(&fcm::CutSums) -> f64| PyArray1::from_vec(py, cuts.iter().map(f).collect());
+    out.set_item("merges", ints(|c| c.merges as u64))?;
+    out.set_item("clusters", ints(|c| c.clusters))?;
+    out.set_item("nnz", ints(|c| c.nnz))?;
+    out.set_item("majority", ints(|c| c.majority))?;
+    out.set_item("best_cluster", ints(|c| c.best_cluster))?;
+    out.set_item("cells_sq", PyArray1::from_vec(py, wide(|c| c.cells_sq)?))?;
+    out.set_item("cols_sq", PyArray1::from_vec(py, wide(|c| c.cols_sq)?))?;
+    out.set_item("cells_xlnx", floats(|c| c.cells_xlnx))?;
+    out.set_item("cols_xlnx", floats(|c| c.cols_xlnx))?;
+    out.set_item("emi", floats(|c| c.emi))?;
+    Ok(out)
+}
+
 type CodesOut<'py> = (
     Bound<'py, PyArray1<u32>>,
     Bound<'py, PyArray1<usize>>,
@@ -533,6 +584,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_weighted, m)?)?;
     m.add_function(wrap_pyfunction!(count_columns, m)?)?;
     m.add_function(wrap_pyfunction!(table_from_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(dendrogram_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(encode_fixed, m)?)?;
     m.add_function(wrap_pyfunction!(encode_objects, m)?)?;
