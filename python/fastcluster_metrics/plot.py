@@ -31,12 +31,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._catalogue import MEASURES, Measure, label, resolve
+from ._clustree import plot_clustree
 from ._contingency import Contingency
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["plot_contingency", "plot_pair_confusion", "plot_scores"]
+__all__ = ["plot_clustree", "plot_contingency", "plot_pair_confusion", "plot_scores"]
 
 _ANNOTATE_CELLS = 400
 """``annotate="auto"`` writes the counts into tables with at most this many cells."""
@@ -232,9 +233,19 @@ def _scores_frame(
             "plot_scores takes a DataFrame of scores (as compare_many returns), a mapping of"
             " parameter value -> {measure: score}, or labels_true and predictions"
         )
+    if _TREE_COLUMN in frame.columns and _measure_or_none(_TREE_COLUMN) is None:
+        # score_dendrogram's scores: the number of clusters of each cut is no measure.
+        frame = frame.drop(columns=_TREE_COLUMN)
     if metrics is not None:
         frame = frame[[_column_of(frame, m) for m in metrics]]
     return frame
+
+
+_TREE_COLUMN = "n_clusters"
+"""The column of :func:`score_dendrogram`'s scores that holds each cut's number of clusters."""
+
+_MARKERS_UP_TO = 60
+"""Curves of at most this many points are drawn with a marker at each."""
 
 
 def _column_of(frame: Any, name: str) -> Any:
@@ -273,7 +284,9 @@ def plot_scores(
         A DataFrame with one row per parameter value (its index) and one column per measure,
         as :func:`compare_many` returns; or a mapping of parameter value -> mapping of
         measure -> score (an :class:`Evaluation` is one). Or, with ``predictions``, the true
-        labels.
+        labels. :func:`score_dendrogram`'s scores draw each measure against the number of
+        clusters ``k`` (on a log axis when ``k`` spans two decades or more), and mark the best
+        ``k`` by the first measure unless ``best`` names another.
     predictions
         A mapping of parameter value -> predicted labels (or anything :func:`compare_many`
         takes); they are scored against ``scores`` (the truth) first.
@@ -308,7 +321,15 @@ def plot_scores(
     >>> ax.get_title()
     'best k = 2 by ARI (1)'
     """
+    tree = (
+        predictions is None
+        and hasattr(scores, "columns")
+        and _TREE_COLUMN in scores.columns
+        and getattr(scores.index, "name", None) == "k"
+    )
     frame = _scores_frame(scores, predictions, metrics, missing)
+    if tree and best is None and len(frame.columns):
+        best = str(frame.columns[0])
     if best is not None and best not in frame.columns:
         measure = _measure_or_none(best)
         if measure is None or measure.name not in frame.columns:
@@ -324,14 +345,19 @@ def plot_scores(
     x: NDArray[Any] = np.asarray(index, dtype=float) if numeric else np.arange(len(index))
     if ax is None:
         ax = _new_axes((7.0, 4.5))
+    dots = len(index) <= _MARKERS_UP_TO
     for name in frame.columns:
         ax.plot(
             x,
             frame[name].to_numpy(dtype=float),
-            marker="o",
+            marker="o" if dots else None,
             markersize=4,
             label=label(str(name)),
         )
+    if numeric and len(x) and x.min() > 0 and x.max() / x.min() >= 100:
+        # Numbers of clusters over decades (every cut of a dendrogram): the few-cluster end,
+        # where the choice is made, would be squeezed against the axis.
+        ax.set_xscale("log")
     if not numeric:
         ax.set_xticks(x, [str(v) for v in index], rotation=30 if len(index) > 6 else 0)
     if best is not None and len(index):

@@ -1,0 +1,85 @@
+"""Every cut of a dendrogram: ``score_dendrogram`` against cutting with scipy's ``fcluster`` and
+scoring each cut on its own (issue: all n - 1 cuts of a 20,000-sample dendrogram, ARI and NMI,
+in less time than 40 single cuts; n = 1e6 in seconds).
+
+Timing run:  pytest benches/test_bench_dendrogram.py --benchmark-only --benchmark-json=tree.json
+Report:      python benches/report.py tree.json
+
+The tree is random (each level pairs the clusters alive at random), written as a scipy linkage
+matrix whose heights are the merge order; the truth has 20 classes (33 at 1e6). Groups:
+
+- ``dendrogram 2e4``: ``all cuts`` (``score_dendrogram`` of ARI and NMI for k = 1..n) and
+  ``40 cuts`` (``fcluster`` at 40 values of k, each scored with ARI and NMI).
+- ``dendrogram 1e6``: ``all cuts`` of ARI and NMI, one round.
+
+Each case checks its values first, against ``fcluster`` and ``evaluate`` at a few k.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import pytest
+
+import fastcluster_metrics as fcm
+
+hierarchy = pytest.importorskip("scipy.cluster.hierarchy")
+pytest.importorskip("pandas")
+
+METRICS = ["adjusted_rand_score", "normalized_mutual_info_score"]
+
+
+@functools.cache
+def _tree(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(truth, linkage) of a random tree over n samples."""
+    rng = np.random.default_rng(n)
+    alive, formed, rows = rng.permutation(n), n, []
+    while alive.size > 1:
+        half = alive.size // 2
+        rows.append(np.stack([alive[:half], alive[half : 2 * half]], axis=1))
+        alive = rng.permutation(
+            np.concatenate([np.arange(formed, formed + half), alive[2 * half :]])
+        )
+        formed += half
+    children = np.concatenate(rows)
+    size = np.ones(2 * n - 1)
+    for m, (a, b) in enumerate(children):
+        size[n + m] = size[a] + size[b]
+    z = np.column_stack([children, np.arange(1, n, dtype=np.float64), size[n:]])
+    return rng.integers(0, 20 if n < 10**5 else 33, n), z.astype(np.float64)
+
+
+def _check(truth: np.ndarray, z: np.ndarray, scores, ks) -> None:
+    for k in ks:
+        want = fcm.evaluate(truth, hierarchy.fcluster(z, k, criterion="maxclust"), metrics=METRICS)
+        for name, value in want.items():
+            assert math.isclose(scores.loc[k, name], value, rel_tol=1e-11, abs_tol=1e-12)
+
+
+def _forty_cuts(truth: np.ndarray, z: np.ndarray) -> None:
+    for k in np.linspace(2, truth.size, 40).astype(int):
+        cut = hierarchy.fcluster(z, k, criterion="maxclust")
+        fcm.adjusted_rand_score(truth, cut)
+        fcm.normalized_mutual_info_score(truth, cut)
+
+
+@pytest.mark.parametrize("case", ["all cuts", "40 cuts"])
+def test_dendrogram_20000(benchmark, case):
+    truth, z = _tree(20_000)
+    benchmark.group = "dendrogram 2e4"
+    if case == "40 cuts":
+        benchmark(_forty_cuts, truth, z)
+        return
+    _check(truth, z, fcm.score_dendrogram(truth, z, metrics=METRICS), [1, 2, 20, 700, 20_000])
+    benchmark(fcm.score_dendrogram, truth, z, metrics=METRICS)
+
+
+def test_dendrogram_million(benchmark):
+    truth, z = _tree(10**6)
+    benchmark.group = "dendrogram 1e6"
+    scores = benchmark.pedantic(
+        fcm.score_dendrogram, args=(truth, z), kwargs={"metrics": METRICS}, rounds=1
+    )
+    _check(truth, z, scores, [1, 33, 5000, 10**6])
