@@ -8,8 +8,8 @@ Report:      python benches/report.py tree.json
 The tree is random (each level pairs the clusters alive at random), written as a scipy linkage
 matrix whose heights are the merge order; the truth has 20 classes (33 at 1e6). Groups:
 
-- ``dendrogram 2e4``: ``all cuts`` (``score_dendrogram`` of ARI and NMI for k = 1..n) and
-  ``40 cuts`` (``fcluster`` at 40 values of k, each scored with ARI and NMI).
+- ``dendrogram 1e3``, ``2e4``, ``1e5``: ``all cuts`` (``score_dendrogram`` of ARI and NMI for
+  k = 1..n) and ``40 cuts`` (``fcluster`` at 40 values of k, each scored with ARI and NMI).
 - ``dendrogram 1e6``: ``all cuts`` of ARI and NMI, one round.
 
 Each case checks its values first, against ``fcluster`` and ``evaluate`` at a few k.
@@ -65,15 +65,16 @@ def _forty_cuts(truth: np.ndarray, z: np.ndarray) -> None:
         fcm.normalized_mutual_info_score(truth, cut)
 
 
+@pytest.mark.parametrize("n", [1_000, 20_000, 100_000])
 @pytest.mark.parametrize("case", ["all cuts", "40 cuts"])
-def test_dendrogram_20000(benchmark, case):
-    truth, z = _tree(20_000)
-    benchmark.group = "dendrogram 2e4"
+def test_dendrogram(benchmark, case, n):
+    truth, z = _tree(n)
+    benchmark.group = f"dendrogram {n:.0e}"
     if case == "40 cuts":
-        benchmark(_forty_cuts, truth, z)
+        benchmark.pedantic(_forty_cuts, args=(truth, z), rounds=3 if n > 20_000 else 5)
         return
-    _check(truth, z, fcm.score_dendrogram(truth, z, metrics=METRICS), [1, 2, 20, 700, 20_000])
-    benchmark(fcm.score_dendrogram, truth, z, metrics=METRICS)
+    _check(truth, z, fcm.score_dendrogram(truth, z, metrics=METRICS), [1, 2, 20, 700, n])
+    benchmark.pedantic(fcm.score_dendrogram, args=(truth, z), kwargs={"metrics": METRICS}, rounds=3)
 
 
 def test_dendrogram_million(benchmark):

@@ -448,6 +448,58 @@ def test_missing_labels_dropped_or_counted(data, cli, policy, name):
     _check_json(out, want, n=N - 2 if policy == "drop" else N)
 
 
+def test_clustree_from_the_tables_counted_in_chunks(data, cli, monkeypatch):
+    pytest.importorskip("matplotlib")
+    root, frame = data
+    seen = {}
+    save = _cli.save_clustree
+
+    def spy(path, names, edges, truths):
+        seen.update(names=names, edges=edges, truths=truths)
+        save(path, names, edges, truths)
+
+    monkeypatch.setattr(_cli, "save_clustree", spy)
+    args = ["cells.csv", "--truth", "cell_type", "--pred", "leiden_b", "--pred", "leiden_a"]
+    status, out, err = cli(*args, "--chunk-rows", "50", "--clustree", "tree.png")
+    assert (status, err) == (0, "")
+    assert out.rstrip().endswith("clustering tree: tree.png")
+    # Names without a trailing number keep the order given.
+    assert seen["names"] == ["leiden_b", "leiden_a"]
+    (edge,) = seen["edges"]
+    assert edge == fcm.Contingency.from_labels(frame["leiden_b"], frame["leiden_a"])
+    for table, name in zip(seen["truths"], seen["names"], strict=True):
+        assert table == fcm.Contingency.from_labels(frame["cell_type"], frame[name])
+    png = (root / "tree.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    status, _, err = cli(*args, "--clustree", "tree.txt")
+    assert status == 2
+    assert "--clustree tree.txt: the file name must end in one of" in err
+
+
+def test_clustree_sorts_resolutions_by_the_number_ending_their_names(tmp_path, cli, monkeypatch):
+    pytest.importorskip("matplotlib")
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 5, 400)
+    frame = pd.DataFrame({"cell_type": truth})
+    for r in ("1.0", "0.2", "10", "0.5"):
+        frame[f"leiden_{r}"] = (truth + rng.integers(0, 2, 400) * int(float(r) * 3)) % 17
+    frame.to_csv(tmp_path / "res.csv", index=False)
+    seen = []
+    save = _cli.save_clustree
+    monkeypatch.setattr(
+        _cli,
+        "save_clustree",
+        lambda path, names, *rest: (seen.extend(names), save(path, names, *rest)),
+    )
+    status, _, _ = cli(
+        tmp_path / "res.csv", "--truth", "cell_type", "--pred", "leiden_*",
+        "--clustree", tmp_path / "res.png",
+    )  # fmt: skip
+    assert status == 0
+    assert seen == ["leiden_0.2", "leiden_0.5", "leiden_1.0", "leiden_10"]
+    assert (tmp_path / "res.png").stat().st_size > 10_000
+
+
 def test_plot_and_output_file(data, cli):
     pytest.importorskip("matplotlib")
     root, _ = data

@@ -85,6 +85,42 @@ def test_every_cut_scores_as_scipy_cut_scored_alone(method, decimals):
                 assert _close(row[name], want[name]), (method, k, name, row[name], want[name])
 
 
+def test_two_thousand_samples_with_ties_every_k():
+    # Points on a coarse grid: many merges tie in height.
+    truth, x = _points(2000, 7, seed=21, decimals=0)
+    z = hierarchy.linkage(x, "average")
+    names = ["adjusted_rand_score", "adjusted_mutual_info_score", "purity_score", "jaccard_index"]
+    got = fcm.score_dendrogram(truth, z, metrics=names)
+    counts = got["n_clusters"].to_numpy()
+    assert (counts < np.arange(1, 2001)).any()  # some k have no cut of their own
+    for k in range(1, 2001):
+        cut = hierarchy.fcluster(z, k, criterion="maxclust")
+        assert counts[k - 1] == np.unique(cut).size
+        if k % 50 == 1 or counts[k - 1] != k:
+            want = fcm.evaluate(truth, cut, metrics=names)
+            for name in names:
+                if not _ill_posed(name, truth, cut):
+                    assert _close(got.loc[k, name], want[name]), (k, name)
+
+
+def test_all_heights_equal_and_two_samples():
+    truth = [0, 1, 1, 0, 2]
+    z = hierarchy.linkage(np.zeros((5, 1)), "single")
+    got = fcm.score_dendrogram(truth, z, metrics=["ARI"])
+    # One height: no cut between one cluster and every sample alone.
+    assert got["n_clusters"].tolist() == [1, 1, 1, 1, 5]
+    assert got["n_clusters"].tolist() == [
+        np.unique(hierarchy.fcluster(z, k, criterion="maxclust")).size for k in range(1, 6)
+    ]
+    two = fcm.score_dendrogram(["a", "b"], [[0, 1]], metrics=["ARI", "purity"])
+    assert two["n_clusters"].tolist() == [1, 2]
+    assert two["purity_score"].tolist() == [0.5, 1.0]
+    assert two["adjusted_rand_score"].tolist() == [
+        fcm.adjusted_rand_score(["a", "b"], [0, 0]),
+        fcm.adjusted_rand_score(["a", "b"], [0, 1]),
+    ]
+
+
 def test_ties_give_the_cut_with_fewer_clusters_as_scipy():
     # Four groups of three identical points: every cut below the groups' merges has 12
     # clusters, every cut above them 4 or fewer.

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import itertools
 import json
 import math
 import shutil
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ._catalogue import MEASURES, default_names, label, resolve_all
+from ._clustree import by_resolution
 from ._console import CliError, Parser, format_table
 from ._contingency import Contingency
 from ._params import InvalidParameterError
@@ -365,9 +367,17 @@ def plan(args: Any) -> Plan:
 def count(plan: Plan, missing: str) -> list[Contingency]:
     """One table per prediction, merged over the chunks; the file read again with a column
     as text when its later rows do not fit the type of its first ones."""
+    return count_with(plan, missing, ())[0]
+
+
+def count_with(
+    plan: Plan, missing: str, pairs: Sequence[tuple[int, int]]
+) -> tuple[list[Contingency], list[Contingency]]:
+    """As :func:`count`, and in the same pass the table of each pair of predictions in
+    ``pairs`` (by index: the first one's clusters are the rows)."""
     while True:
         try:
-            return _count(plan, missing)
+            return _count(plan, missing, pairs)
         except ColumnTypeError as e:
             if plan.again is None:  # pragma: no cover - two files are read whole, by _frame
                 raise CliError(str(e)) from e
@@ -375,8 +385,11 @@ def count(plan: Plan, missing: str) -> list[Contingency]:
             plan = replace(plan, sources=[source], chunks=plan.again(source))
 
 
-def _count(plan: Plan, missing: str) -> list[Contingency]:
+def _count(
+    plan: Plan, missing: str, pairs: Sequence[tuple[int, int]]
+) -> tuple[list[Contingency], list[Contingency]]:
     tables: dict[int, Contingency] = {}
+    between: dict[int, Contingency] = {}
     rows = 0
     for truth, preds, weights in plan.chunks:
         rows += len(truth)
@@ -390,6 +403,15 @@ def _count(plan: Plan, missing: str) -> list[Contingency]:
                 tables[i] = tables[i] + table if i in tables else table
             except (ValueError, TypeError) as e:
                 raise CliError(f"scoring {name!r} against {plan.truth!r}: {_first_line(e)}") from e
+        for p, (a, b) in enumerate(pairs):
+            try:
+                table = Contingency.from_labels(
+                    preds[a], preds[b], missing=missing, sample_weight=weights
+                )
+            except (ValueError, TypeError) as e:
+                names = f"{plan.preds[a]!r} against {plan.preds[b]!r}"
+                raise CliError(f"counting {names}: {_first_line(e)}") from e
+            between[p] = between[p] + table if p in between else table
     files = " and ".join(s.name for s in plan.sources)
     for i, name in enumerate(plan.preds):
         if i not in tables or tables[i].n == 0:
@@ -405,7 +427,7 @@ def _count(plan: Plan, missing: str) -> list[Contingency]:
                     else f" ({files} {'has' if len(plan.sources) == 1 else 'have'} no rows)"
                 )
             )
-    return [tables[i] for i in range(len(plan.preds))]
+    return [tables[i] for i in range(len(plan.preds))], [between[p] for p in range(len(pairs))]
 
 
 # --- output -------------------------------------------------------------------------------------
@@ -485,23 +507,23 @@ def render(fmt: str, plan: Plan, metrics: list[str], tables: list[Contingency], 
     return f"{header}\n\n{body}\n"
 
 
-def _check_plot_path(text: str) -> Path:
+def _check_plot_path(text: str, flag: str = "--plot") -> Path:
     try:
         from matplotlib.figure import Figure
     except ImportError as e:
         raise CliError(
-            f"--plot needs matplotlib: pip install 'fastcluster-metrics[plot]' ({e})"
+            f"{flag} needs matplotlib: pip install 'fastcluster-metrics[plot]' ({e})"
         ) from e
     path = Path(text)
     kinds = Figure().canvas.get_supported_filetypes()
     if path.suffix.lower().lstrip(".") not in kinds:
         raise CliError(
-            f"--plot {text}: the file name must end in one of"
+            f"{flag} {text}: the file name must end in one of"
             f" {', '.join('.' + k for k in sorted(kinds))}",
             2,
         )
     if not path.parent.is_dir():
-        raise CliError(f"--plot {text}: no such directory: {path.parent}")
+        raise CliError(f"{flag} {text}: no such directory: {path.parent}")
     return path
 
 
@@ -548,6 +570,23 @@ def save_plot(path: Path, plan: Plan, metrics: list[str], tables: list[Contingen
         raise CliError(f"cannot write {path}: {_first_line(e)}") from e
 
 
+def save_clustree(
+    path: Path, names: list[str], edges: list[Contingency], truths: list[Contingency]
+) -> None:
+    """The clustering tree of the predictions (in resolution order) from their tables."""
+    from matplotlib.figure import Figure
+
+    from ._clustree import draw, figure_size
+
+    widest = max(len(t.clusters) for t in truths)
+    figure = Figure(figsize=figure_size(len(names), widest), layout="constrained")
+    draw(names, edges, truths, "purity", 0.1, figure.subplots())
+    try:
+        figure.savefig(path, dpi=110)
+    except OSError as e:
+        raise CliError(f"cannot write {path}: {_first_line(e)}") from e
+
+
 # --- main ---------------------------------------------------------------------------------------
 
 
@@ -558,6 +597,7 @@ examples:
   {PROG} cells.parquet --truth cell_type --pred 'leiden_*' --format json
   {PROG} adata.h5ad --truth cell_type --pred leiden --plot leiden.png
   {PROG} adata.zarr --truth cell_type --pred 'leiden_*'     (a zarr store: a directory)
+  {PROG} cells.parquet --truth cell_type --pred 'leiden_*' --clustree tree.png
   {PROG} annotation.csv clusters.tsv --on cell_id --truth cell_type --pred cluster
   {PROG}                  (no arguments: the built-in example; see {PROG} demo --help)
 
@@ -651,6 +691,12 @@ def parser() -> Parser:
         help="draw the scores, the contingency heatmap and the pair counts (needs matplotlib)",
     )
     p.add_argument(
+        "--clustree",
+        metavar="FILE.png",
+        help="draw the clustering tree of the predictions, sorted by the number their names end"
+        " in (leiden_0.2, leiden_1.0), its clusters coloured by purity (needs matplotlib)",
+    )
+    p.add_argument(
         "--input-format",
         choices=tuple(FORMAT_NAMES),
         help="the format of the files (default: from their names)",
@@ -706,14 +752,24 @@ def score(args: argparse.Namespace) -> int:
         raise CliError(f"--encoding: {e}", 2) from e
     metrics = resolve_metrics(args.metrics)
     plot_path = _check_plot_path(args.plot) if args.plot else None
+    tree_path = _check_plot_path(args.clustree, "--clustree") if args.clustree else None
     work = plan(args)
-    tables = count(work, args.missing)
+    order = [i for _, i in by_resolution([(name, i) for i, name in enumerate(work.preds)])]
+    pairs: list[tuple[int, int]] = []
+    if tree_path is not None:
+        pairs = list(itertools.pairwise(order)) or [(order[0], order[0])]
+    tables, between = count_with(work, args.missing, pairs)
     _note_counts_only(metrics, tables)
     text = render(args.format, work, metrics, tables, args)
     if plot_path is not None:
         save_plot(plot_path, work, metrics, tables)
         if args.format == "table":
             text += f"\nplot: {plot_path}\n"
+    if tree_path is not None:
+        names = [work.preds[i] for i in order]
+        save_clustree(tree_path, names, between, [tables[i] for i in order])
+        if args.format == "table":
+            text += f"{'' if plot_path else chr(10)}clustering tree: {tree_path}\n"
     _write(text, args.output)
     return 0
 

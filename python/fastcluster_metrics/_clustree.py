@@ -10,6 +10,7 @@ first called.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from ._readers import find_columns
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["plot_clustree"]
+__all__ = ["by_resolution", "draw", "figure_size", "plot_clustree"]
 
 _COLORS = ("purity", "majority")
 
@@ -116,8 +117,24 @@ def plot_clustree(
     if not 0 <= min_share <= 1:
         raise ValueError(f"min_share must lie in [0, 1]; got {min_share!r}")
     named, truth = _runs(runs, columns, labels_true)
-    levels, edges = _layout(named, truth, missing)
-    return _draw(levels, edges, color if truth is not None else None, min_share, ax)
+    edges, truths = _tables(named, truth, missing)
+    return draw([name for name, _ in named], edges, truths, color, min_share, ax)
+
+
+def draw(
+    names: list[str],
+    edges: list[Contingency],
+    truths: list[Contingency] | None,
+    color: str,
+    min_share: float,
+    ax: Axes | None,
+) -> Axes:
+    """The tree of resolutions ``names`` (in order) from their tables (:func:`_layout`): what
+    :func:`plot_clustree` draws, and the command line's ``--clustree`` from the tables it
+    counted."""
+    levels = _layout(names, edges, truths)
+    cells = [table.cells for table in edges[: len(levels) - 1]]
+    return _draw(levels, cells, color if truths is not None else None, min_share, ax)
 
 
 def _runs(runs: Any, columns: Any, labels_true: Any) -> tuple[list[tuple[str, Any]], Any]:
@@ -151,11 +168,12 @@ def _runs(runs: Any, columns: Any, labels_true: Any) -> tuple[list[tuple[str, An
         )
     if not named:
         raise ValueError("plot_clustree needs at least one clustering")
-    return _by_resolution(named), truth
+    return by_resolution(named), truth
 
 
-def _by_resolution(named: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """Sorted by the number that ends every name, when every name ends in one."""
+def by_resolution(named: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """(name, value) pairs sorted by the number that ends every name, when every name ends in
+    one (``leiden_0.2`` before ``leiden_1.0``); as given otherwise."""
     found = [re.search(r"(\d+(?:\.\d*)?|\.\d+)$", name) for name, _ in named]
     numbers = [float(m.group(1)) for m in found if m is not None]
     if len(numbers) < len(named):
@@ -164,37 +182,48 @@ def _by_resolution(named: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     return [named[i] for i in order]
 
 
-def _layout(
+def _tables(
     named: list[tuple[str, Any]], truth: Any, missing: str
-) -> tuple[list[_Level], list[tuple[NDArray[Any], NDArray[Any], NDArray[Any]]]]:
-    """Each resolution's clusters placed under those they come from, and the edges (parent,
-    child, count) between consecutive resolutions."""
+) -> tuple[list[Contingency], list[Contingency] | None]:
+    """The contingency tables of consecutive resolutions (of a single one with itself, for its
+    sizes), and of the truth against each resolution."""
+    pairs = list(itertools.pairwise(named)) or [(named[0], named[0])]
+    edges = [
+        Contingency.from_labels(upper, lower, missing=missing) for (_, upper), (_, lower) in pairs
+    ]
+    if truth is None:
+        return edges, None
+    return edges, [Contingency.from_labels(truth, labels, missing=missing) for _, labels in named]
+
+
+def _layout(
+    names: list[str], edges: list[Contingency], truths: list[Contingency] | None
+) -> list[_Level]:
+    """Each resolution's clusters placed under those they come from. ``edges[i]`` is the table
+    of resolution ``i`` (rows) against ``i + 1`` (columns), or of a single resolution with
+    itself; ``truths[i]`` the truth (rows) against resolution ``i`` (columns), which colours
+    it."""
     levels: list[_Level] = []
-    edges: list[tuple[NDArray[Any], NDArray[Any], NDArray[Any]]] = []
-    for i, (name, labels) in enumerate(named):
-        if i + 1 < len(named):
-            table = Contingency.from_labels(labels, named[i + 1][1], missing=missing)
-            clusters, sizes = table.classes, table.class_sizes
-            rows, cols, counts = table.cells
-            edges.append((rows, cols, counts))
+    for i, name in enumerate(names):
+        if i < len(edges):
+            clusters, sizes = edges[i].classes, edges[i].class_sizes
         else:
-            table = Contingency.from_labels(labels, labels, missing=missing)
-            clusters, sizes = table.classes, table.class_sizes
+            clusters, sizes = edges[-1].clusters, edges[-1].cluster_sizes
         level = _Level(name, np.asarray(clusters), sizes.astype(np.float64), np.zeros(len(sizes)))
-        if truth is not None:
-            _colour(level, Contingency.from_labels(truth, labels, missing=missing))
+        if truths is not None:
+            _colour(level, truths[i])
         if i == 0:
             key = -level.sizes if level.purity is None else _first_order(level)
             level.x = _spread(np.argsort(np.argsort(key, kind="stable")))
         else:
-            rows, cols, counts = edges[i - 1]
+            rows, cols, counts = edges[i - 1].cells
             above = levels[-1].x
             weight = np.bincount(cols, weights=counts, minlength=len(sizes))
             pulled = np.bincount(cols, weights=counts * above[rows], minlength=len(sizes))
             centre = pulled / np.maximum(weight, 1)
             level.x = _spread(np.argsort(np.argsort(centre, kind="stable")))
         levels.append(level)
-    return levels, edges
+    return levels
 
 
 def _first_order(level: _Level) -> NDArray[Any]:
@@ -219,6 +248,11 @@ def _colour(level: _Level, table: Contingency) -> None:
     level.majority = np.asarray(table.classes)[best][order]
 
 
+def figure_size(levels: int, widest: int) -> tuple[float, float]:
+    """The figure (inches) for ``levels`` resolutions of at most ``widest`` clusters."""
+    return max(6.0, 0.3 * widest + 2.5), max(3.0, 0.85 * levels + 1.5)
+
+
 def _draw(
     levels: list[_Level],
     edges: list[tuple[NDArray[Any], NDArray[Any], NDArray[Any]]],
@@ -231,8 +265,7 @@ def _draw(
 
     widest = max(len(level.sizes) for level in levels)
     if ax is None:
-        size = (max(6.0, 0.3 * widest + 2.5), max(3.0, 0.85 * len(levels) + 1.5))
-        _, ax = plt.subplots(figsize=size, layout="constrained")
+        _, ax = plt.subplots(figsize=figure_size(len(levels), widest), layout="constrained")
     fig = ax.figure
     # Node areas: the largest cluster fills about nine tenths of its slot in the widest row.
     slot = ax.bbox.width / fig.dpi * 72 / widest
