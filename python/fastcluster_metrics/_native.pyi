@@ -13,6 +13,7 @@ __all__ = [
     "count_columns",
     "count_one",
     "count_weighted",
+    "dendrogram_cuts",
     "encode_fixed",
     "encode_objects",
     "num_threads",
