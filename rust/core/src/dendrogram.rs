@@ -239,6 +239,7 @@ mod tests {
     use super::*;
     use crate::count::count;
     use crate::scores::{expected_mutual_info, pair_sums, purity};
+    use crate::testing::xorshift;
 
     /// The clusters of each leaf after the first `s` merges of `order`.
     fn cut(n: usize, merges: &[(u64, u64)], order: &[usize], s: usize) -> Vec<i64> {
@@ -255,15 +256,6 @@ mod tests {
                 i as i64
             })
             .collect()
-    }
-
-    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
-        move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        }
     }
 
     /// A random tree: merges of random pairs of the current clusters.

@@ -51,6 +51,7 @@
 //!   `count::growth`, the window's growth policy; `count::weighted`, the weighted pass
 //!   ([`count_weighted`]: each cell sums its samples' weights exactly).
 //! - [`encode`]: string and byte labels as dense codes.
+//! - `testing` (unit tests only): the generator of test values they share.
 //!
 //! `unsafe` is denied at the crate root and allowed in two modules only: `cpu` (calling
 //! the `#[target_feature]` functions after the CPU was found to have the features, the
@@ -75,6 +76,8 @@ pub mod pool;
 pub mod scores;
 pub mod stop;
 mod table;
+#[cfg(test)]
+mod testing;
 
 pub use count::weight::{Weight, Weights, UNIT_BITS, WEIGHT_MAX};
 pub use count::weighted::{count_weighted, Weighted};

@@ -355,6 +355,7 @@ fn add(acc: &mut Squares, other: &Squares) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::xorshift;
 
     fn value(s: &Squares) -> (u128, u128) {
         // (high 128 bits, low 128 bits)
@@ -362,16 +363,6 @@ mod tests {
             (u128::from(s[3]) << 64) | u128::from(s[2]),
             (u128::from(s[1]) << 64) | u128::from(s[0]),
         )
-    }
-
-    /// A xorshift64 generator of test values from `seed` (non-zero).
-    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
-        move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        }
     }
 
     #[test]
