@@ -34,6 +34,7 @@ VARIANTS = {
     },
     "pair_sets_index_simplified": ("pair_sets_index", {"simplified": True}),
     "best_match_f1_score_macro": ("best_match_f1_score", {"average": "macro"}),
+    "reduced_mutual_info_score_flat": ("reduced_mutual_info_score", {"variant": "flat"}),
 }
 # entropies of one labeling are methods only (fcm.entropy takes one labeling)
 METHODS_ONLY = {"entropy_true", "entropy_pred"}

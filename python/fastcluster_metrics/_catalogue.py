@@ -198,6 +198,11 @@ MEASURES: dict[str, Measure] = _rows(
                 function="adjusted_mutual_info_score", **_M)
         for m in ("min", "geometric", "max")
     ),
+    Measure("reduced_mutual_info_score", _C.reduced_mutual_info_score, INFORMATION, ("RMI",),
+            range=SIGNED, counts=True),
+    Measure("reduced_mutual_info_score_flat", _C.reduced_mutual_info_score, INFORMATION,
+            ("RMI_flat",), range=SIGNED, counts=True, options={"variant": "flat"},
+            function="reduced_mutual_info_score"),
     Measure("entropy_true", _C.entropy_true, INFORMATION, ("H_true",), **_NATS, function=None,
             **_M),
     Measure("entropy_pred", _C.entropy_pred, INFORMATION, ("H_pred",), **_NATS, function=None,

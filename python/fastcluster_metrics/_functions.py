@@ -69,6 +69,7 @@ __all__ = [
     "pair_sets_index",
     "phi_index",
     "purity_f_score",
+    "reduced_mutual_info_score",
     "rogers_tanimoto_index",
     "russel_rao_index",
     "sokal_sneath1_index",
@@ -129,6 +130,20 @@ class _PairSetsIndex(Protocol):
         class_weight: ClassWeight = ...,
         simplified: bool = ...,
         clipped: bool = ...,
+    ) -> float: ...
+
+
+class _ReducedScore(Protocol):
+    def __call__(
+        self,
+        labels_true: ArrayLike,
+        labels_pred: ArrayLike,
+        *,
+        missing: str = ...,
+        sample_weight: ArrayLike | None = ...,
+        class_weight: ClassWeight = ...,
+        variant: str = ...,
+        normalization: str = ...,
     ) -> float: ...
 
 
@@ -271,6 +286,7 @@ normalized_variation_of_information: _Score = _from_method("normalized_variation
 information_distance: _ScoreInBase = _from_method("information_distance")
 normalized_information_distance: _Score = _from_method("normalized_information_distance")
 normalized_mutual_info_score_joint: _Score = _from_method("normalized_mutual_info_score_joint")
+reduced_mutual_info_score: _ReducedScore = _from_method("reduced_mutual_info_score")
 chi_squared: _Score = _from_method("chi_squared")
 cramers_v: _Score = _from_method("cramers_v")
 frobenius_distance: _Score = _from_method("frobenius_distance")

@@ -64,6 +64,15 @@ References
    clustering. KDD '99, 16-22 (the best-match F-measure).
 .. [LBA14] R. Lajugie, F. Bach, S. Arlot (2014). Large-margin metric learning for constrained
    partitioning problems. ICML (the Frobenius distance; R package aricode, ``Frobenius``).
+.. [NCY20] M. E. J. Newman, G. T. Cantwell, J.-G. Young (2020). Improved mutual information
+   measure for clustering, classification, and community detection. Phys. Rev. E 101, 042304
+   (the flat reduction); the number of tables estimated as in M. Jerdee, A. Kirkley,
+   M. E. J. Newman (2023), Efficient estimation of the number of contingency tables, J. Stat.
+   Mech.
+.. [JKN24] M. Jerdee, A. Kirkley, M. E. J. Newman (2024). Normalized mutual information is a
+   biased measure for classification and community detection. arXiv:2307.01282 (the
+   asymmetric normalisation) and Mutual information and the encoding of contingency tables,
+   arXiv:2405.05393 (the Dirichlet-multinomial reduction); Python package clustering-mi.
 """
 
 from __future__ import annotations
@@ -86,6 +95,9 @@ if TYPE_CHECKING:
 __all__ = ["Measures"]
 
 _NAN = float("nan")
+
+_RMI_VARIANTS = ("dirichlet", "flat")
+_RMI_NORMALIZATIONS = ("second", "first", "mean", "min", "max", "geometric", "none")
 
 
 def _ratio(num: float | Fraction, den: float | Fraction, degenerate: float) -> float:
@@ -360,15 +372,19 @@ class Measures(Diagnostics):
             2 * (t * couples - n_pairs * together), (p + q) * couples - 2 * n_pairs * together, _NAN
         )
 
-    def _counts_only(self, func: str) -> None:
-        """``ValueError`` on a table of weighted samples that are not all whole numbers."""
+    def _counts_only(
+        self,
+        func: str,
+        counts: str = "couples of distinct sample pairs (or quadruples of samples)",
+    ) -> None:
+        """``ValueError`` on a table of weighted samples that are not all whole numbers, for a
+        measure that ``counts`` what only whole numbers of samples make."""
         table = self._native_table
         if isinstance(table, WeightedTable) and not table.integral:
             raise ValueError(
-                f"{func} is defined for counts only: it counts couples of distinct sample pairs"
-                " (or quadruples of samples), which weights that are not whole numbers do not"
-                " define. Use whole-number sample_weight and class_weight (each sample then"
-                " counts that many times)"
+                f"{func} is defined for counts only: it counts {counts}, which weights that are"
+                " not whole numbers do not define. Use whole-number sample_weight and"
+                " class_weight (each sample then counts that many times)"
             )
 
     def _pairs_of_pairs(self) -> tuple[int, int, int]:
@@ -429,6 +445,67 @@ class Measures(Diagnostics):
         return _signed_sqrt_ratio(tn - fp, tn + fp)
 
     # --- information -------------------------------------------------------------------------
+
+    def reduced_mutual_info_score(
+        self, *, variant: str = "dirichlet", normalization: str = "second"
+    ) -> float:
+        """Reduced mutual information: mutual information less what describing the table's
+        margins costs, normalised (Newman, Cantwell & Young 2020; Jerdee, Kirkley & Newman
+        2024) [NCY20]_ [JKN24]_.
+
+        Mutual information rewards more clusters: a clustering that splits every class in
+        two keeps its NMI, and random clusterings with more clusters score higher. The reduced
+        mutual information subtracts the information needed to transmit the table's margins
+        (the cluster sizes), so that it falls back to about 0 for random labelings at any
+        number of clusters. All values are in bits, and equal those of the authors' package
+        ``clustering-mi`` (``normalized_mutual_information(labels_pred, labels_true,
+        variation=..., normalization=...)``: the truth is its *second* labeling, and the table's
+        rows here) to rounding.
+
+        ``variant``:
+
+        - ``"dirichlet"`` (default): the truth's group sizes, alone and within each cluster,
+          described under Dirichlet-multinomial priors whose concentrations are chosen to
+          describe them best [JKN24]_ (clustering-mi's ``"reduced"``);
+        - ``"flat"``: the microcanonical mutual information less the logarithm of the number of
+          tables with the table's margins (their EC estimate) [NCY20]_ (``"reduced_flat"``).
+          Where one side's groups are all single samples that number is exact,
+          ``n! / prod x!`` over the other side's sizes ``x`` (clustering-mi 0.2.2 returns
+          ``ln (n+1)! - sum ln (x+1)!`` there, in nats where its other values are in bits).
+
+        With ``I(c; g)`` the reduced mutual information of the table (what the clusters tell
+        of the truth), ``I(g; c)`` of its transpose and ``I(g; g)``, ``I(c; c)`` each
+        labeling's with itself (its reduced entropy), ``normalization`` is ``"second"``
+        (default: ``I(c; g) / I(g; g)``, the share of the truth the clusters convey, the
+        asymmetric normalisation the authors recommend), ``"first"`` (``I(g; c) / I(c; c)``),
+        ``"mean"`` (``(I(c; g) + I(g; c)) / (I(c; c) + I(g; g))``), ``"min"``, ``"max"``,
+        ``"geometric"`` (of the two numerators over the same of the two denominators), or
+        ``"none"`` (``I(c; g)`` in bits). 0 where the denominator is not positive, as
+        clustering-mi. Defined for counts only (``ValueError`` with real weights).
+        """
+        func = "reduced_mutual_info_score"
+        if variant not in _RMI_VARIANTS:
+            raise _fail("variant", func, f"a str among {set(_RMI_VARIANTS)}", variant)
+        if normalization not in _RMI_NORMALIZATIONS:
+            raise _fail(
+                "normalization", func, f"a str among {set(_RMI_NORMALIZATIONS)}", normalization
+            )
+        self._counts_only(func, "the tables of whole numbers with the given margins")
+        cg, gc, cc, gg = self._native_table.reduced_parts(variant == "flat")
+        if normalization == "none":
+            return cg
+        if normalization == "geometric":
+            if not cc * gg > 0:
+                return 0.0
+            return math.sqrt(cg * gc) / math.sqrt(cc * gg) if cg * gc >= 0 else _NAN
+        top, bottom = {
+            "second": (cg, gg),
+            "first": (gc, cc),
+            "mean": (cg + gc, cc + gg),
+            "min": (min(cg, gc), min(cc, gg)),
+            "max": (max(cg, gc), max(cc, gg)),
+        }[normalization]
+        return top / bottom if bottom > 0 else 0.0
 
     def _nonempty(self, func: str) -> None:
         if self.n == 0:

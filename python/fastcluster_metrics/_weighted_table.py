@@ -253,6 +253,11 @@ class WeightedTable:
             return self._core.ami_parts()
         raise ValueError(f"adjusted_mutual_info_score {NOT_COUNTS}")
 
+    def reduced_parts(self, flat: bool) -> tuple[float, float, float, float]:
+        if self._core is not None:
+            return self._core.reduced_parts(flat)
+        raise ValueError("reduced_mutual_info_score is defined for counts only")
+
     # --- changed copies ---------------------------------------------------------------------
 
     def reordered(self, row_order: NDArray[Any], col_order: NDArray[Any]) -> WeightedTable:

@@ -36,8 +36,8 @@
 //!   mode), `emi::lanes` (eight pairs side by side), `emi::strided` (one pair's sum on
 //!   a stride).
 //! - [`scores`]: every measure of a [`Table`]: `scores::pairs` (pair sums, purity),
-//!   `scores::info` (entropy, mutual information), and the adjusted mutual
-//!   information's parts side by side.
+//!   `scores::info` (entropy, mutual information), `scores::reduced` (the reduced mutual
+//!   information), and the adjusted mutual information's parts side by side.
 //! - `one_row`: tables whose every column has one non-empty row: `one_row::form` (the
 //!   compact forms [`OneRow`] and [`Singletons`]), `one_row::count` (their counting),
 //!   `one_row::measures` (their measures).

@@ -566,6 +566,19 @@ impl Table {
         self.inner.purity()
     }
 
+    /// The reduced mutual informations (bits) of the table, its transpose, the columns with
+    /// themselves and the rows with themselves: Dirichlet-multinomial, or flat with `flat`.
+    fn reduced_parts(&self, py: Python<'_>, flat: bool) -> PyResult<(f64, f64, f64, f64)> {
+        let t = self.full(py)?;
+        let p = py.detach(|| fcm::scores::reduced_parts(t, flat));
+        Ok((
+            p.truth_given_pred,
+            p.pred_given_truth,
+            p.pred_self,
+            p.truth_self,
+        ))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Table(n={}, shape=({}, {}), nnz={})",

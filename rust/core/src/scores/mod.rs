@@ -9,6 +9,7 @@
 
 mod info;
 mod pairs;
+mod reduced;
 
 use crate::emi::EMI_BLOCK;
 use crate::pool;
@@ -18,6 +19,7 @@ pub use crate::emi::expected_mutual_info;
 pub use info::{entropy, mutual_info};
 pub(crate) use pairs::sum_sq;
 pub use pairs::{pair_sums, purity, PairSums};
+pub use reduced::{reduced_parts, ReducedParts};
 
 /// The adjusted mutual information's parts: [`mutual_info`], [`expected_mutual_info`]
 /// and the [`entropy`] of the rows and of the columns, side by side on the pool's
