@@ -1,7 +1,9 @@
 """The public API is scikit-learn's: names, signatures, defaults, return types."""
 
 import inspect
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -110,3 +112,12 @@ def test_pair_confusion_matrix_is_exact_int64():
     np.testing.assert_array_equal(
         counts, sklearn_function("pair_confusion_matrix")(labels_true, labels_pred)
     )
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="extension modules there end in .pyd")
+def test_the_extension_is_built_for_the_stable_abi():
+    # One wheel for every CPython from 3.10 on (PyO3's abi3-py310): the module's file is
+    # _native.abi3.so, not _native.cpython-3XX-<platform>.so.
+    from fastcluster_metrics import _native
+
+    assert Path(_native.__file__).name == "_native.abi3.so"
