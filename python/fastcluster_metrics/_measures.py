@@ -484,12 +484,13 @@ class Measures(Diagnostics):
         clustering-mi. Defined for counts only (``ValueError`` with real weights).
         """
         func = "reduced_mutual_info_score"
-        if variant not in _RMI_VARIANTS:
-            raise _fail("variant", func, f"a str among {set(_RMI_VARIANTS)}", variant)
-        if normalization not in _RMI_NORMALIZATIONS:
-            raise _fail(
-                "normalization", func, f"a str among {set(_RMI_NORMALIZATIONS)}", normalization
-            )
+        for name, value, allowed in (
+            ("variant", variant, _RMI_VARIANTS),
+            ("normalization", normalization, _RMI_NORMALIZATIONS),
+        ):
+            if not isinstance(value, str) or value not in allowed:
+                among = "{" + ", ".join(repr(a) for a in allowed) + "}"
+                raise _fail(name, func, f"a str among {among}", value)
         self._counts_only(func, "the tables of whole numbers with the given margins")
         cg, gc, cc, gg = self._native_table.reduced_parts(variant == "flat")
         if normalization == "none":
