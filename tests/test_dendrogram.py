@@ -210,8 +210,14 @@ def test_missing_truth_is_dropped_from_every_table_or_refused():
     [
         (np.zeros((3, 4)), "n - 1 = 4 rows"),
         (np.zeros((4, 3)), "rows of 4"),
-        (np.array([[0, 1], [1, 2], [3, 4], [5, 6]]), "not a valid dendrogram"),
-        (np.array([[0, 1], [2, 6], [3, 5], [4, 7]]), "not a valid dendrogram"),
+        (
+            np.array([[0, 1], [1, 2], [3, 4], [5, 6]]),
+            "not a valid dendrogram: merge 1 joins node 1, which an earlier merge",
+        ),
+        (
+            np.array([[0, 1], [2, 7], [3, 5], [4, 6]]),
+            "merge 1 joins node 7, the cluster of merge 2, which comes later",
+        ),
         (np.array([[0, 1], [2, 3], [4, 5], [6, 9]]), r"node ids must lie in \[0, 9\)"),
         (np.array([[0, 1, np.nan, 2], [2, 3, 1, 2], [4, 5, 2, 3], [6, 7, 3, 5]]), "NaN"),
         (np.array([[0, 1.5, 1, 2], [2, 3, 1, 2], [4, 5, 2, 3], [6, 7, 3, 5]]), "whole numbers"),

@@ -121,10 +121,19 @@ pub fn dendrogram_cuts(
     // The clusters formed so far, by merge; a leaf is made into one when first merged.
     let mut formed: Vec<Option<Cluster>> = (0..merges.len()).map(|_| None).collect();
     let mut used = vec![false; n + merges.len()];
+    // A node taken into a merge, or what is wrong with it.
     let take = |node: u64, formed: &mut Vec<Option<Cluster>>, used: &mut Vec<bool>| {
         let node = usize::try_from(node).unwrap_or(usize::MAX);
-        if node >= used.len() || used[node] {
-            return Err(node);
+        if node >= used.len() {
+            return Err(format!(
+                "node {node}, but the nodes are 0 to {}",
+                used.len() - 1
+            ));
+        }
+        if used[node] {
+            return Err(format!(
+                "node {node}, which an earlier merge (or this one) joined"
+            ));
         }
         used[node] = true;
         if node < n {
@@ -136,7 +145,12 @@ pub fn dendrogram_cuts(
             }
             Ok(leaf)
         } else {
-            formed[node - n].take().ok_or(node)
+            formed[node - n].take().ok_or_else(|| {
+                format!(
+                    "node {node}, the cluster of merge {}, which comes later",
+                    node - n
+                )
+            })
         }
     };
     let mut out = Vec::with_capacity(record.len());
@@ -151,12 +165,7 @@ pub fn dendrogram_cuts(
         let &(left, right) = merges
             .get(m)
             .ok_or_else(|| Error::BadTree(format!("merge {m} of {} in the order", merges.len())))?;
-        let bad = |node: usize| {
-            Error::BadTree(format!(
-                "merge {m} joins node {node}, which is not a leaf or an earlier cluster not yet \
-                 merged"
-            ))
-        };
+        let bad = |what: String| Error::BadTree(format!("merge {m} joins {what}"));
         let a = take(left, &mut formed, &mut used).map_err(bad)?;
         let b = take(right, &mut formed, &mut used).map_err(bad)?;
         let (mut big, small) = if a.cells.len() >= b.cells.len() {
