@@ -31,6 +31,9 @@ def test_signature_is_sklearns(name):
     assert callable(getattr(fcm, name))
     # entropy has one labeling: no classes to weigh.
     extra = EXTRA[:2] if name == "entropy" else EXTRA
+    if name in ("adjusted_rand_score", "adjusted_mutual_info_score"):
+        # The random model of Gates and Ahn (2017) the score is adjusted under.
+        extra = [*extra, ("random_model", inspect.Parameter.KEYWORD_ONLY, "perm")]
     assert _parameters(getattr(fcm, name)) == _parameters(sklearn_function(name)) + extra
 
 

@@ -35,6 +35,14 @@ VARIANTS = {
     "pair_sets_index_simplified": ("pair_sets_index", {"simplified": True}),
     "best_match_f1_score_macro": ("best_match_f1_score", {"average": "macro"}),
     "reduced_mutual_info_score_flat": ("reduced_mutual_info_score", {"variant": "flat"}),
+    **{
+        f"adjusted_rand_score_{m}": ("adjusted_rand_score", {"random_model": m})
+        for m in ("num1", "all1", "num", "all")
+    },
+    **{
+        f"adjusted_mutual_info_score_{m}": ("adjusted_mutual_info_score", {"random_model": m})
+        for m in ("num1", "all1")
+    },
 }
 # entropies of one labeling are methods only (fcm.entropy takes one labeling)
 METHODS_ONLY = {"entropy_true", "entropy_pred"}

@@ -50,6 +50,12 @@ FAMILIES = (PAIRS, INFORMATION, MATCHING)
 
 UNIT_INTERVAL = (0.0, 1.0)
 SIGNED = (-1.0, 1.0)
+BELOW_ONE = (-math.inf, 1.0)
+"""At most 1 (identical labelings), unbounded below: the Rand index adjusted under a random
+model that draws a labeling anew, whose expectation may pass the observed labelings' own."""
+UNBOUNDED_SCORE = (-math.inf, math.inf)
+"""The mutual information adjusted under a random model that draws a labeling anew: its
+expectation may pass the mean of the observed entropies (the denominator's sign flips)."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +203,22 @@ MEASURES: dict[str, Measure] = _rows(
                 counts=True, options={"average_method": m},
                 function="adjusted_mutual_info_score", **_M)
         for m in ("min", "geometric", "max")
+    ),
+    # information and pair counting: adjusted under the other random models (Gates and Ahn
+    # 2017): the truth fixed and the prediction drawn with its number of clusters (num1) or
+    # any number (all1), or both drawn (num, all; the two-sided AMI is left to the function:
+    # it weighs every pair of both sides' sizes)
+    *(
+        Measure(f"adjusted_mutual_info_score_{m}", _C.adjusted_mutual_info_score, INFORMATION,
+                (f"AMI_{m}",), range=UNBOUNDED_SCORE, adjusted=True, counts=True,
+                options={"random_model": m}, function="adjusted_mutual_info_score")
+        for m in ("num1", "all1")
+    ),
+    *(
+        Measure(f"adjusted_rand_score_{m}", _C.adjusted_rand_score, PAIRS, (f"ARI_{m}",),
+                symmetric=m in ("num", "all"), range=BELOW_ONE, adjusted=True, counts=True,
+                options={"random_model": m}, function="adjusted_rand_score")
+        for m in ("num1", "all1", "num", "all")
     ),
     Measure("reduced_mutual_info_score", _C.reduced_mutual_info_score, INFORMATION, ("RMI",),
             range=SIGNED, counts=True),

@@ -14,7 +14,7 @@ from . import _scores as sc
 from ._labels import Column, Table, _order, count_labels, ordered_cells
 from ._measures import Measures
 from ._merge import merge, no_units
-from ._params import check_average_method, check_beta
+from ._params import check_average_method, check_beta, check_random_model
 from ._weighted_table import AnyTable, WeightedTable
 
 __all__ = ["Contingency"]
@@ -346,9 +346,10 @@ class Contingency(Measures):
         """As :func:`rand_score`."""
         return sc.rand(self._native_table)
 
-    def adjusted_rand_score(self) -> float:
+    def adjusted_rand_score(self, *, random_model: str = "perm") -> float:
         """As :func:`adjusted_rand_score`."""
-        return sc.ari(self._native_table)
+        model = check_random_model("adjusted_rand_score", random_model)
+        return sc.ari(self._native_table, model)
 
     def mutual_info_score(self) -> float:
         """As :func:`mutual_info_score`."""
@@ -359,10 +360,13 @@ class Contingency(Measures):
         method = check_average_method("normalized_mutual_info_score", average_method)
         return sc.nmi(self._native_table, method)
 
-    def adjusted_mutual_info_score(self, *, average_method: str = "arithmetic") -> float:
+    def adjusted_mutual_info_score(
+        self, *, average_method: str = "arithmetic", random_model: str = "perm"
+    ) -> float:
         """As :func:`adjusted_mutual_info_score`."""
         method = check_average_method("adjusted_mutual_info_score", average_method)
-        return sc.ami(self._native_table, method)
+        model = check_random_model("adjusted_mutual_info_score", random_model)
+        return sc.ami(self._native_table, method, model)
 
     def homogeneity_completeness_v_measure(
         self, *, beta: float = 1.0

@@ -14,9 +14,12 @@ __all__ = [
     "check_array_like",
     "check_average_method",
     "check_beta",
+    "check_random_model",
 ]
 
 AVERAGE_METHODS = ("arithmetic", "geometric", "max", "min")
+RANDOM_MODELS = ("perm", "perm1", "num", "num1", "all", "all1")
+"""clusim's names of the random models (Gates and Ahn 2017), in its order."""
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -49,6 +52,13 @@ def check_average_method(func: str, average_method: object) -> str:
         among = "{" + ", ".join(repr(m) for m in AVERAGE_METHODS) + "}"
         raise _fail("average_method", func, f"a str among {among}", average_method)
     return average_method
+
+
+def check_random_model(func: str, random_model: object) -> str:
+    if not isinstance(random_model, str) or random_model not in RANDOM_MODELS:
+        among = "{" + ", ".join(repr(m) for m in RANDOM_MODELS) + "}"
+        raise _fail("random_model", func, f"a str among {among}", random_model)
+    return random_model
 
 
 def _non_negative_real(x: object) -> bool:

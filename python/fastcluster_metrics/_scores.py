@@ -60,12 +60,29 @@ def rand(table: AnyTable) -> float:
     return float(numerator / denominator)
 
 
-def ari(table: AnyTable) -> float:
+def ari(table: AnyTable, random_model: str = "perm") -> float:
     tn, fp, fn, tp = pair_confusion(table)
     if fn == 0 and fp == 0:
         return 1.0
+    if random_model not in ("perm", "perm1"):
+        return _ari_under(table, random_model)
     # One correctly rounded division of exact integers.
     return float(2 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn)))
+
+
+def _ari_under(table: AnyTable, random_model: str) -> float:
+    """``(RI - E[RI]) / (1 - E[RI])`` under a random model that draws a labeling anew: with
+    ``p``, ``q`` the probabilities that two samples share a class, a cluster (observed, or
+    expected of a drawn side), ``E[RI] = p q + (1 - p)(1 - q)``, so the value is
+    ``1 - (1 - RI) / (p (1 - q) + q (1 - p))``, ``1 - RI`` from exact pair counts."""
+    pair_rows, pair_cols, random_rows, random_cols, _ = table.model_parts(random_model, False)
+    n_pairs, in_rows, in_cols, in_both = pairs(table)
+    p = pair_rows if random_rows else float(Fraction(in_rows, n_pairs))
+    q = pair_cols if random_cols else float(Fraction(in_cols, n_pairs))
+    apart = float(Fraction(in_rows + in_cols - 2 * in_both, n_pairs))  # 1 - RI
+    spread = p * (1.0 - q) + q * (1.0 - p)  # 1 - E[RI]
+    # Both sides certain (all in one block, or all apart) and equal: RI is 1 (returned above).
+    return float(1.0 - apart / spread)
 
 
 def hcv(table: AnyTable, beta: float) -> tuple[float, float, float]:
@@ -117,13 +134,23 @@ def nmi(table: AnyTable, average_method: str) -> float:
     return float(mi / normalizer)
 
 
-def ami(table: AnyTable, average_method: str) -> float:
+def ami(table: AnyTable, average_method: str, random_model: str = "perm") -> float:
     classes, clusters = table.shape
     if classes == clusters == 1 or classes == clusters == 0:
         return 1.0
-    if classes == 1 or clusters == 1:
-        return 0.0
-    mi, emi, h_true, h_pred = table.ami_parts()
+    if random_model in ("perm", "perm1"):
+        if classes == 1 or clusters == 1:
+            return 0.0
+        mi, emi, h_true, h_pred = table.ami_parts()
+    else:
+        # A side drawn anew may hold information where the observed one has one block.
+        expected = table.model_parts(random_model, True)[4]
+        if expected is None:
+            raise RuntimeError("model_parts gave no expected mutual information")
+        emi = expected
+        if (classes == 1 or clusters == 1) and emi == 0.0:
+            return 0.0
+        mi, h_true, h_pred = table.mutual_info(), table.entropy_rows(), table.entropy_cols()
     normalizer = generalized_average(h_true, h_pred, average_method)
     denominator = normalizer - emi
     # As scikit-learn: keep the sign, but never divide by (or return) less than eps in size.

@@ -253,6 +253,14 @@ class WeightedTable:
             return self._core.ami_parts()
         raise ValueError(f"adjusted_mutual_info_score {NOT_COUNTS}")
 
+    def model_parts(self, model: str, emi: bool) -> tuple[float, float, bool, bool, float | None]:
+        if self._core is not None:
+            return self._core.model_parts(model, emi)
+        raise ValueError(
+            f"random_model={model!r} is defined for counts only: it draws partitions of the"
+            " samples, which weights that are not whole numbers do not define"
+        )
+
     def reduced_parts(self, flat: bool) -> tuple[float, float, float, float]:
         if self._core is not None:
             return self._core.reduced_parts(flat)

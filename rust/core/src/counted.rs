@@ -2,6 +2,9 @@
 
 use std::sync::OnceLock;
 
+use crate::emi::size_counts;
+use crate::error::Error;
+use crate::models::{model_parts, ModelParts, RandomModel};
 use crate::one_row::{Compact, OneRow, Singletons};
 use crate::scores::{self, AmiParts, PairSums};
 use crate::table::{Keys, Table};
@@ -33,6 +36,8 @@ pub trait Measures {
     fn ami_parts(&self) -> AmiParts;
     /// See [`scores::purity`].
     fn purity(&self) -> f64;
+    /// The columns' distinct sizes, each with its number of columns.
+    fn col_sizes(&self) -> Vec<(u64, u64)>;
 }
 
 impl Measures for Table {
@@ -82,6 +87,10 @@ impl Measures for Table {
 
     fn purity(&self) -> f64 {
         scores::purity(self)
+    }
+
+    fn col_sizes(&self) -> Vec<(u64, u64)> {
+        size_counts(&self.col_sums)
     }
 }
 
@@ -139,6 +148,10 @@ macro_rules! compact_measures {
             /// Each cluster's majority is all of it.
             fn purity(&self) -> f64 {
                 1.0
+            }
+
+            fn col_sizes(&self) -> Vec<(u64, u64)> {
+                <$form as Compact>::col_sizes(self)
             }
         }
     };
@@ -254,5 +267,12 @@ impl Counted {
     /// See [`scores::purity`].
     pub fn purity(&self) -> f64 {
         of_form!(self, purity)
+    }
+
+    /// What `model` expects of a table with these margins (rows the fixed side of the
+    /// one-sided models): see [`model_parts`].
+    pub fn model_parts(&self, model: RandomModel, emi: bool) -> Result<ModelParts, Error> {
+        let cols = of_form!(self, col_sizes);
+        model_parts(&size_counts(self.row_sums()), &cols, self.n(), model, emi)
     }
 }

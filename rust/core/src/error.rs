@@ -24,6 +24,8 @@ pub enum Error {
     Stopped,
     /// A dendrogram's merges that do not form a tree of its samples (what is wrong).
     BadTree(String),
+    /// An exact computation that would take too long (what, and its cost).
+    TooCostly(String),
 }
 
 impl fmt::Display for Error {
@@ -58,6 +60,7 @@ impl fmt::Display for Error {
             Error::WeightTotal => f.write_str("sample_weight sums to 2**62 or more"),
             Error::Stopped => f.write_str("the call was interrupted"),
             Error::BadTree(what) => write!(f, "not a valid dendrogram: {what}"),
+            Error::TooCostly(what) => write!(f, "too costly to compute exactly: {what}"),
             Error::BadItemWidth => {
                 f.write_str("a string array's buffer is not a whole number of items")
             }

@@ -38,6 +38,10 @@
 //! - [`scores`]: every measure of a [`Table`]: `scores::pairs` (pair sums, purity),
 //!   `scores::info` (entropy, mutual information), `scores::reduced` (the reduced mutual
 //!   information), and the adjusted mutual information's parts side by side.
+//! - `models`: the random models of clusterings (Gates and Ahn 2017): the expected Rand
+//!   index and mutual information when one labeling or both are drawn at random
+//!   ([`model_parts`]); `models::blocks`, the block sizes of a random partition (Stirling
+//!   and Bell numbers).
 //! - `one_row`: tables whose every column has one non-empty row: `one_row::form` (the
 //!   compact forms [`OneRow`] and [`Singletons`]), `one_row::count` (their counting),
 //!   `one_row::measures` (their measures).
@@ -70,6 +74,7 @@ mod emi;
 pub mod encode;
 mod error;
 mod label;
+mod models;
 mod numeric;
 mod one_row;
 pub mod pool;
@@ -86,5 +91,6 @@ pub use counted::{Counted, Measures};
 pub use dendrogram::{dendrogram_cuts, CutSums};
 pub use error::Error;
 pub use label::{Constant, KeyKind, Label};
+pub use models::{model_parts, ModelParts, RandomModel, RECURRENCE_STEPS};
 pub use one_row::{OneRow, Singletons};
 pub use table::{Keys, Table};

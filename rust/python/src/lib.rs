@@ -566,6 +566,34 @@ impl Table {
         self.inner.purity()
     }
 
+    /// What a random model (clusim's name) expects of a table with these margins: (the
+    /// probability that two items share a class, a cluster; whether each side is drawn;
+    /// the expected mutual information when `emi`, else None).
+    fn model_parts(
+        &self,
+        py: Python<'_>,
+        model: &str,
+        emi: bool,
+    ) -> PyResult<(f64, f64, bool, bool, Option<f64>)> {
+        let model = fcm::RandomModel::from_name(model).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "random_model must be one of {:?}: got {model:?}",
+                fcm::RandomModel::NAMES
+            ))
+        })?;
+        // Random sides have many sizes (thousands at a million samples): watched.
+        let long = self.long() || self.inner.n() >= 1 << 16;
+        let p = interruptible(py, long, || self.inner.model_parts(model, emi))?
+            .map_err(CoreError::from)?;
+        Ok((
+            p.pair_rows,
+            p.pair_cols,
+            p.random_rows,
+            p.random_cols,
+            p.expected_mi,
+        ))
+    }
+
     /// The reduced mutual informations (bits) of the table, its transpose, the columns with
     /// themselves and the rows with themselves: Dirichlet-multinomial, or flat with `flat`.
     fn reduced_parts(&self, py: Python<'_>, flat: bool) -> PyResult<(f64, f64, f64, f64)> {

@@ -107,7 +107,7 @@ fn exact_diff(u: u128, v: u128, w: f64) -> f64 {
 /// p = draws / total, by Loader's saddle-point expansion: accurate to a few ulps of the
 /// probability however large n is. Every difference of counts (n - x, total - draws,
 /// x - n p) is taken in integers, so counts past 2^53 lose nothing to cancellation.
-pub(super) fn ln_binomial(x: u64, n: u64, draws: u64, total: u64) -> f64 {
+pub(crate) fn ln_binomial(x: u64, n: u64, draws: u64, total: u64) -> f64 {
     let tf = total as f64;
     let p = draws as f64 / tf;
     let q = (total - draws) as f64 / tf;

@@ -18,7 +18,7 @@ use crate::stop;
 use crate::table::Table;
 
 use lanes::{emi_lanes, fits_lanes, LANES};
-use loader::ln_binomial;
+pub(crate) use loader::ln_binomial;
 use walk::{pair_start_ln, pair_walk, Start};
 
 /// Expected mutual information of two random labelings with the table's
@@ -44,13 +44,22 @@ pub fn expected_mutual_info(t: &Table) -> f64 {
 /// [`expected_mutual_info`] of a table with more than one row and column, of `n` samples,
 /// whose distinct row and column sums are `rows` and `cols`, each with its number.
 pub(crate) fn emi_of_sizes(rows: &[(u64, u64)], cols: &[(u64, u64)], n: u64) -> f64 {
+    let weighted = |sizes: &[(u64, u64)]| -> Vec<(u64, f64)> {
+        sizes.iter().map(|&(s, c)| (s, c as f64)).collect()
+    };
+    emi_of_weighted_sizes(&weighted(rows), &weighted(cols), n)
+}
+
+/// [`emi_of_sizes`] where each size has a weight, not a number: its expected number of
+/// blocks under a random model (`crate::models`).
+pub(crate) fn emi_of_weighted_sizes(rows: &[(u64, f64)], cols: &[(u64, f64)], n: u64) -> f64 {
     let ln_n = (n as f64).ln();
     // The pairs in fixed blocks, each summed on its own and the blocks' sums added in
     // order: the same result on any number of threads.
     let pairs = rows.len() * cols.len();
     // The part of each hypergeometric probability that depends on the column size alone.
     let ln_draws: Vec<f64> = cols.iter().map(|&(b, _)| ln_binomial(b, n, b, n)).collect();
-    let with_ln = |sizes: &[(u64, u64)]| -> Vec<(u64, f64)> {
+    let with_ln = |sizes: &[(u64, f64)]| -> Vec<(u64, f64)> {
         sizes.iter().map(|&(k, _)| (k, (k as f64).ln())).collect()
     };
     let (rows_ln, cols_ln) = (with_ln(rows), with_ln(cols));
@@ -84,7 +93,7 @@ pub(crate) fn emi_of_sizes(rows: &[(u64, u64)], cols: &[(u64, u64)], n: u64) -> 
         let mut s = Sum::default();
         for p in first..last {
             let (ca, cb) = (rows[p / cols.len()].1, cols[p % cols.len()].1);
-            s.add((ca as f64) * (cb as f64) * value[p - first]);
+            s.add(ca * cb * value[p - first]);
         }
         s
     };
