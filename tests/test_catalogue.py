@@ -1,5 +1,6 @@
 """The catalogue of measures is the only list: every entry point takes its names from it, and
-the public functions, ``__all__``, the Contingency methods and the README agree with it."""
+the public functions, ``__all__``, the Contingency methods, the README and the documentation's
+measures page agree with it."""
 
 import ast
 import inspect
@@ -79,7 +80,11 @@ def test_exported_scalar_functions_are_measures_of_the_catalogue():
 def test_parameters_come_from_the_kernels():
     assert MEASURES["pair_f_score"].parameters == {"beta": 1.0}
     assert MEASURES["joint_entropy"].parameters == {"base": math.e}
-    assert MEASURES["adjusted_mutual_info_score_max"].parameters == {"average_method": "max"}
+    assert MEASURES["adjusted_mutual_info_score_max"].parameters == {
+        "average_method": "max",
+        "random_model": "perm",
+    }
+    assert MEASURES["adjusted_rand_score_num1"].parameters == {"random_model": "num1"}
     assert MEASURES["pair_sets_index_simplified"].parameters == {
         "simplified": True,
         "clipped": True,
@@ -97,15 +102,14 @@ def test_names_are_unique_however_they_are_written():
         assert (row.range is None) == bool(row.unit), row.name
 
 
-def test_readme_table_is_the_catalogue():
+def test_readme_and_the_measures_page_are_the_catalogue():
+    """The README counts the catalogue's measures; the documentation's measures page is made
+    from the catalogue (its table and one section per measure with its formula:
+    ``tests/test_docs.py`` checks them)."""
     readme = (ROOT / "README.md").read_text()
-    found = re.search(r"<!-- measures -->\n(.*?)<!-- /measures -->", readme, re.S)
-    assert found, "README.md has no <!-- measures --> table"
-    assert found.group(1).strip() == _catalogue.markdown_table().strip(), (
-        "README.md's table of measures differs from the catalogue; regenerate it with"
-        ' python -c "from fastcluster_metrics._catalogue import markdown_table as t; print(t())"'
-    )
     assert f"all {len(MEASURES)}" in readme
+    page = (ROOT / "docs" / "measures.rst").read_text()
+    assert ".. fcm-measures::" in page
 
 
 @pytest.mark.parametrize("row", MEASURES.values(), ids=lambda r: r.name)
@@ -177,7 +181,10 @@ def test_a_registered_row_is_named_in_the_plots(toy):
 
     runs = {2: PRED % 2, 4: PRED}
     ax = plot.plot_scores(TRUTH, runs, metrics=["TOY", "ARI"], best="toy", xlabel="k")
-    assert [line.get_label() for line in ax.get_lines()][:2] == ["TOY", "ARI"]
+    # TOY is unbounded (a ratio): its own panel, below the scores'.
+    curves = [[line.get_label() for line in a.get_lines()][:1] for a in ax.figure.axes]
+    assert curves == [["ARI"], ["TOY"]]
+    assert ax.figure.axes[1].get_ylabel() == "ratio"
     assert ax.get_title().startswith("best k = 4 by TOY")
     plt.close("all")
 
@@ -362,7 +369,6 @@ def test_plot_scores_labels_its_axis_with_the_catalogues_units():
     runs = {1: np.zeros(10, int), 3: TRUTH, 4: PRED}
     assert plot.plot_scores(TRUTH, runs, metrics=["ARI", "NMI"]).get_ylabel() == "score"
     assert plot.plot_scores(TRUTH, runs, metrics=["VI", "MI"]).get_ylabel() == "nats"
-    assert plot.plot_scores(TRUTH, runs, metrics=["ARI", "Mirkin"]).get_ylabel() == (
-        "score / ordered pairs"
-    )
+    figure = plot.plot_scores(TRUTH, runs, metrics=["ARI", "Mirkin"]).figure
+    assert [a.get_ylabel() for a in figure.axes] == ["score", "ordered pairs"]
     plt.close("all")

@@ -525,6 +525,82 @@ def test_plot_and_output_file(data, cli):
     assert len(png) > 20_000
 
 
+def _summary_cases():
+    """The command line's figure for a wide table of long labels (33 cell types, 66 clusters)
+    and for a small one of large counts."""
+    from fastcluster_metrics._demo import example
+
+    truth, clusterings = example(60_000)
+    names = np.array([f"celltype_{t}" for t in range(33)], dtype=object)
+    wide = [fcm.Contingency.from_labels(names[truth], p) for p in clusterings.values()]
+    rng = np.random.default_rng(0)
+    t = rng.integers(0, 12, 400_000)
+    small = []
+    for noise in (0.1, 0.3):
+        p = t.copy()
+        wrong = rng.random(t.size) < noise
+        p[wrong] = rng.integers(0, 14, int(wrong.sum()))
+        small.append(fcm.Contingency.from_labels(t, p))
+    return [(list(clusterings), wide), (["k9", "k10"], small)]
+
+
+@pytest.mark.parametrize("case", [0, 1])
+def test_plot_figure_has_nothing_cut_or_covered(case):
+    """Every text of the figure lies inside it (titles, labels, legends, the colour bar), the
+    colour bar sits by the heatmap, the legend beside the curves, the heatmap's classes in
+    natural order."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    preds, tables = _summary_cases()[case]
+    figure = _cli.summary_figure("cell_type", preds, METRICS, tables)
+    FigureCanvasAgg(figure)
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    inside = figure.bbox.padded(1.0)
+    scores, heatmap, pairs = figure.axes[:3]
+    texts = [t for ax in figure.axes for t in (ax.title, ax.xaxis.label, ax.yaxis.label)]
+    texts += [t for ax in figure.axes for t in ax.texts]
+    texts += [t for ax in figure.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+    for ax in figure.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            texts += [
+                tick.label1
+                for tick in axis.get_major_ticks()
+                if low <= tick.get_loc() <= high and tick.label1.get_visible()
+            ]
+    for text in texts:
+        if text.get_text() and text.get_visible():
+            box = text.get_window_extent(renderer)
+            assert inside.contains(box.x0, box.y0) and inside.contains(box.x1, box.y1), (
+                text.get_text()
+            )
+    tight = figure.get_tightbbox(renderer)
+    width, height = figure.get_size_inches()
+    assert tight.x0 >= -0.01 and tight.y0 >= -0.01
+    assert tight.x1 <= width + 0.01 and tight.y1 <= height + 0.01
+    # The colour bar is an inset of the heatmap, right of it and left of the pair counts.
+    colour_bar = [a for a in heatmap.child_axes if a.get_ylabel().startswith("share of")]
+    assert len(colour_bar) == 1
+    box = colour_bar[0].get_tightbbox(renderer)
+    assert heatmap.get_window_extent().x1 < box.x0 and box.x1 < pairs.get_tightbbox(renderer).x0
+    legend = scores.get_legend().get_window_extent()
+    assert legend.x0 >= scores.get_window_extent().x1  # beside the curves, never on them
+    rows = [t.get_text() for t in heatmap.get_yticklabels()]
+    if case == 0:
+        assert rows == [f"celltype_{k}" for k in range(33)]
+        assert all(t.get_fontsize() >= 8 for t in heatmap.get_yticklabels())
+        assert scores.get_lines()[0].get_linestyle() == "None"  # named clusterings: points
+    else:
+        assert scores.get_xlabel() == "k"  # k9, k10: numbers, joined by a line
+        assert scores.get_lines()[0].get_linestyle() != "None"
+        cell = heatmap.get_window_extent().width / heatmap.images[0].get_array().shape[1]
+        assert heatmap.texts and all(
+            t.get_window_extent(renderer).width < cell for t in heatmap.texts
+        )  # the counts fit their cells (30,123 or 30k)
+
+
 # --- every error: one line on stderr, exit status 1 (data) or 2 (usage) ----------------------
 
 

@@ -528,8 +528,20 @@ def _check_plot_path(text: str, flag: str = "--plot") -> Path:
 
 
 def save_plot(path: Path, plan: Plan, metrics: list[str], tables: list[Contingency]) -> None:
-    """One figure: scores per prediction (when several), and the contingency heatmap and pair
-    counts of the best one (by the first metric)."""
+    """The figure of :func:`summary_figure`, written to ``path``."""
+    figure = summary_figure(plan.truth, plan.preds, metrics, tables)
+    try:
+        figure.savefig(path, dpi=110)
+    except OSError as e:
+        raise CliError(f"cannot write {path}: {_first_line(e)}") from e
+
+
+def summary_figure(
+    truth: str, preds: list[str], metrics: list[str], tables: list[Contingency]
+) -> Any:
+    """One figure: scores per prediction (when several: the first metric and the plotted
+    ones), and the contingency heatmap and pair counts of the best one (by the first metric),
+    side by side, each panel as wide as its labels need (constrained layout: nothing is cut)."""
     import pandas as pd
     from matplotlib.figure import Figure
     from matplotlib.layout_engine import ConstrainedLayoutEngine
@@ -539,35 +551,32 @@ def save_plot(path: Path, plan: Plan, metrics: list[str], tables: list[Contingen
     first = metrics[0]
     scores = [_score(t, first) for t in tables]
     best = max(range(len(tables)), key=lambda i: -math.inf if math.isnan(scores[i]) else scores[i])
-    table, name = tables[best], plan.preds[best]
+    table, name = tables[best], preds[best]
     several = len(tables) > 1
     n_rows, n_cols = table.shape
-    width = min(4.0 + 0.3 * n_cols, 14.0)
-    height = min(max(4.5, 2.0 + 0.3 * n_rows), 12.0)
+    # The heatmap: its cells, and room for the bars of sizes, the colour bar and the labels.
+    width = min(2.5 + 0.2 * n_cols, 14.0) + 2.0
+    height = min(max(5.0, 2.5 + 0.22 * n_rows), 12.0)
+    ratios = [7.5, width, 4.5] if several else [width, 4.5]
     figure = Figure(
-        figsize=(width + 5.0 + (6.0 if several else 0.0), height),
-        layout=ConstrainedLayoutEngine(w_pad=0.15),
+        figsize=(sum(ratios) + 0.5, height), layout=ConstrainedLayoutEngine(w_pad=0.1, wspace=0.05)
     )
-    ratios = [6.0, width, 4.5] if several else [width, 4.5]
     axes = figure.subplots(1, len(ratios), width_ratios=ratios)
     if several:
-        curves = [m for m in metrics if MEASURES[m].plotted] or metrics
+        curves = [m for m in metrics if MEASURES[m].plotted or m == first]
         frame = pd.DataFrame(
-            [[_score(t, m) for m in curves] for t in tables], index=plan.preds, columns=curves
+            [[_score(t, m) for m in curves] for t in tables], index=preds, columns=curves
         )
-        plot_scores(frame, best=first if first in curves else None, xlabel="prediction", ax=axes[0])
+        plot_scores(frame, best=first, ax=axes[0])
     plot_contingency(
         table,
         xlabel=f"{name} (predicted cluster)",
-        ylabel=f"{plan.truth} (true class)",
+        ylabel=f"{truth} (true class)",
         title=f"{name}: {label(first)} {scores[best]:.4f}",
         ax=axes[-2],
     )
     plot_pair_confusion(table, ax=axes[-1])
-    try:
-        figure.savefig(path, dpi=110)
-    except OSError as e:
-        raise CliError(f"cannot write {path}: {_first_line(e)}") from e
+    return figure
 
 
 def save_clustree(

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._contingency import Contingency
+from ._natural import natural_key
 from ._readers import find_columns
 
 if TYPE_CHECKING:
@@ -37,13 +38,6 @@ _PLAIN = (0.298, 0.447, 0.690, 1.0)
 
 _LABEL_POINTS = 11.0
 """The smallest node (its width in points) that a cluster label is written in."""
-
-
-def _natural(text: str) -> list[Any]:
-    """A sort key reading the numbers in a label as numbers (type_2 before type_10)."""
-    return [
-        (0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text)
-    ]
 
 
 @dataclass
@@ -288,7 +282,7 @@ def _draw(
     classes: list[Any] = []
     if color == "majority":
         found = {str(m) for level in levels for m in level.majority}  # type: ignore[union-attr]
-        classes = sorted(found, key=_natural)
+        classes = sorted(found, key=natural_key)
     cmap = plt.get_cmap("viridis") if color != "majority" else plt.get_cmap("tab20")
     points = None
     for i, level in enumerate(levels):

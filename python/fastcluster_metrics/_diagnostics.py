@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ._natural import natural_order
+
 __all__ = ["Diagnostics"]
 
 
@@ -103,7 +105,8 @@ class Diagnostics:
         return cluster, f1, jaccard, overlap
 
     def class_report(self) -> Any:
-        """One row per true class (in class order), as a pandas DataFrame:
+        """One row per true class, as a pandas DataFrame, the classes in natural order (the
+        numbers in their labels read as numbers: ``type_2`` before ``type_10``):
 
         * ``size``: samples in the class, ``a_i`` (with weights: their total);
         * ``class_weight``: the weight ``class_weight=`` gave the class (only then);
@@ -153,10 +156,11 @@ class Diagnostics:
                 "split_entropy": _entropy_by_group(rows, counts, a),
             },
             index=index,
-        )
+        ).iloc[natural_order(self.classes)]
 
     def cluster_report(self) -> Any:
-        """One row per predicted cluster (in cluster order), as a pandas DataFrame:
+        """One row per predicted cluster, as a pandas DataFrame, the clusters in natural order
+        (``"2"`` before ``"10"``):
 
         * ``size``: samples in the cluster, ``b_j``;
         * ``majority_class``: its most frequent class (first on ties; None for an empty
@@ -198,4 +202,4 @@ class Diagnostics:
                 "entropy": _entropy_by_group(cols, counts, b),
             },
             index=index,
-        )
+        ).iloc[natural_order(self.clusters)]

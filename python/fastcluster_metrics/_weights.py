@@ -42,7 +42,6 @@ WEIGHTS_DOC = """
     a whole class weight repeats its class's samples, any other multiplies their weights.
     Entropies use the weighted proportions. Measures adjusted by the expected mutual
     information, the modified ARI and G+ need whole-number weights.
-    by the expected mutual information need whole-number weights.
 """
 
 

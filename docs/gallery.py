@@ -1,0 +1,93 @@
+"""The gallery: one PNG per picture of ``fastcluster_metrics.plot`` and the command line's
+figure, each at its default size, drawn from code (no downloads, no scikit-learn).
+
+    PYTHONPATH=python python docs/gallery.py [OUT]     (default: docs/gallery/)
+
+Regenerate them after a change to a picture and look at each before committing: they are
+small (80 dpi) on purpose.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import fastcluster_metrics as fcm
+from fastcluster_metrics import _cli, plot
+from fastcluster_metrics._demo import example
+
+DPI = 80
+
+
+def noise_clusters(n: int = 20_000, seed: int = 0) -> tuple[Any, Any]:
+    """Ten cell types, each in its own cluster, and 31 % of the cells in ten clusters of noise
+    (about 3 % of the cells each, from every type): purity 0.74, ARI 0.60."""
+    rng = np.random.default_rng(seed)
+    types = rng.integers(0, 10, n)
+    truth = np.array([f"celltype_{t}" for t in types], dtype=object)
+    pred = np.array([f"c{t}" for t in types], dtype=object)
+    noise = rng.random(n) < 0.31
+    pred[noise] = [f"noise_{k}" for k in rng.integers(0, 10, int(noise.sum()))]
+    return truth, pred
+
+
+def resolution_sweep(n: int = 6_000, seed: int = 1) -> tuple[Any, dict[float, Any]]:
+    """Twelve classes, and a clustering at each resolution: classes merged in fours, threes,
+    pairs, then found, then split in two and three, with 8 % of the samples misplaced."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 12, n)
+    steps = {0.2: ("merge", 4), 0.4: ("merge", 3), 0.6: ("merge", 2), 1.0: ("split", 1),
+             1.4: ("split", 2), 2.0: ("split", 3)}  # fmt: skip
+    runs = {}
+    for resolution, (how, m) in steps.items():
+        pred = truth // m if how == "merge" else truth * m + rng.integers(0, m, n)
+        wrong = rng.random(n) < 0.08
+        pred[wrong] = rng.integers(0, int(pred.max()) + 1, int(wrong.sum()))
+        runs[resolution] = pred
+    return truth, runs
+
+
+def main(out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+
+    def save(figure: Any, name: str) -> None:
+        path = out / name
+        figure.savefig(path, dpi=DPI)
+        plt.close(figure)
+        written.append(path)
+
+    truth, pred = noise_clusters()
+    save(plot.plot_contingency(truth, pred).figure, "contingency_noise.png")
+
+    cells, clusterings = example(100_000)
+    table = fcm.Contingency.from_labels(cells, clusterings["leiden_mid"])
+    save(plot.plot_contingency(table).figure, "contingency_demo.png")
+    save(plot.plot_pair_confusion(table).figure, "pair_confusion.png")
+    save(plot.plot_scores(fcm.compare_many(cells, clusterings)).figure, "scores_compare_many.png")
+
+    truth, runs = resolution_sweep()
+    scores = fcm.compare_many(truth, runs)
+    scores.index.name = "resolution"
+    save(plot.plot_scores(scores).figure, "scores_resolution_sweep.png")
+    save(plot.plot_clustree(runs, labels_true=truth).figure, "clustree.png")
+
+    names = np.array([f"celltype_{t}" for t in range(33)], dtype=object)
+    tables = [fcm.Contingency.from_labels(names[cells], p) for p in clusterings.values()]
+    figure = _cli.summary_figure("cell_type", list(clusterings), _cli.resolve_metrics(None), tables)
+    save(figure, "cli_figure.png")
+    return written
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "gallery"
+    for path in main(target):
+        print(f"{path} ({path.stat().st_size // 1024} KiB)")
