@@ -202,6 +202,17 @@ FORMULAS: dict[str, str] = {
     "kulczynski_index": r"K = \frac{1}{2} \left( \frac{T}{P} + \frac{T}{Q} \right)",
     "mirkin_metric": (r"M = \sum_i a_i^2 + \sum_j b_j^2 - 2 \sum_{ij} n_{ij}^2 = 2 (P + Q - 2T)"),
     "hubert_gamma": r"\Gamma = \frac{N T - P Q}{\sqrt{P Q (N - P) (N - Q)}}",
+    "standardized_rand_score": (
+        r"\mathrm{SRI} = \frac{2T - \mathbb{E}[2T]}{\sqrt{\operatorname{Var}(2T)}}, \qquad"
+        r" \mathbb{E}[2T] = \frac{A_1 B_1}{n_{(2)}}, \\"
+        r" \operatorname{Var}(2T) = \frac{2 A_1 B_1}{n_{(2)}}"
+        r" + \frac{4 (A_3 - A_1)(B_3 - B_1)}{n_{(3)}}"
+        r" + \frac{(A_1^2 + 2 A_1 - 4 A_3)(B_1^2 + 2 B_1 - 4 B_3)}{n_{(4)}}"
+        r" - \mathbb{E}[2T]^2, \\"
+        r" A_1 = \sum_i a_i (a_i - 1), \quad A_3 = \sum_i a_i (a_i - 1)^2, \quad"
+        r" B_1 = \sum_j b_j (b_j - 1), \quad B_3 = \sum_j b_j (b_j - 1)^2, \quad"
+        r" n_{(k)} = n (n - 1) \cdots (n - k + 1)"
+    ),
     "phi_index": (
         r"\phi = \frac{tp \cdot tn - fp \cdot fn}"
         r"{\sqrt{(tp + fp)(tp + fn)(tn + fp)(tn + fn)}}"

@@ -250,6 +250,8 @@ MEASURES: dict[str, Measure] = _rows(
     # pair counting
     Measure("modified_adjusted_rand_score", _C.modified_adjusted_rand_score, PAIRS, ("MARI",),
             range=SIGNED, adjusted=True, counts=True),
+    Measure("standardized_rand_score", _C.standardized_rand_score, PAIRS, ("SRI",), **_SYM,
+            range=None, unit="standard deviations", adjusted=True, counts=True),
     Measure("adjusted_fowlkes_mallows_score", _C.adjusted_fowlkes_mallows_score, PAIRS,
             ("AFMI",), range=SIGNED, adjusted=True, **_M),
     Measure("jaccard_index", _C.jaccard_index, PAIRS, ("Jaccard",), **_SYM, **_M),

@@ -74,6 +74,7 @@ __all__ = [
     "russel_rao_index",
     "sokal_sneath1_index",
     "sokal_sneath2_index",
+    "standardized_rand_score",
     "variation_of_information",
 ]
 
@@ -272,6 +273,7 @@ kendall_tau: _Score = _from_method("kendall_tau")
 goodman_kruskal_gamma: _Score = _from_method("goodman_kruskal_gamma")
 g_plus_index: _Score = _from_method("g_plus_index")
 mcnemar_index: _Score = _from_method("mcnemar_index")
+standardized_rand_score: _Score = _from_method("standardized_rand_score")
 
 # information
 joint_entropy: _ScoreInBase = _from_method("joint_entropy")

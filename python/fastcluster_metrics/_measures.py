@@ -73,6 +73,10 @@ References
    biased measure for classification and community detection. arXiv:2307.01282 (the
    asymmetric normalisation) and Mutual information and the encoding of contingency tables,
    arXiv:2405.05393 (the Dirichlet-multinomial reduction); Python package clustering-mi.
+.. [RBNV16] S. Romano, N. X. Vinh, J. Bailey, K. Verspoor (2016). Adjusting for chance
+   clustering comparison measures. JMLR 17(134), 1-32.
+.. [Ma67] N. Mantel (1967). The detection of disease clustering and a generalized regression
+   approach. Cancer Research 27, 209-220 (the variance of a permuted sum of products).
 """
 
 from __future__ import annotations
@@ -274,6 +278,52 @@ class Measures(Diagnostics):
         """
         n_pairs, p, q, t = self._pairs()
         return _correlation(n_pairs * t - p * q, p * q * (n_pairs - p) * (n_pairs - q))
+
+    def standardized_rand_score(self) -> float:
+        """Standardized Rand index: how many standard deviations the Rand index lies above its
+        expectation when one labeling is permuted at random (the permutation model of ARI)
+        [RBNV16]_.
+
+        When many clusterings are compared with one reference, those with many small
+        clusters vary more by chance, and the adjusted Rand index favours them; dividing by
+        the standard deviation corrects that selection bias. The Rand index is an affine
+        function of ``Γ``, the ordered pairs of distinct samples together in both labelings,
+        a permuted sum of products whose mean and variance Mantel gave in closed form [Ma67]_:
+        with ``A1 = Σ a (a - 1)`` and ``A3 = Σ a (a - 1)²`` over the class sizes ``a`` (``B1``,
+        ``B3`` over the cluster sizes) and ``n_(k)`` the falling factorial,
+        ``E[Γ] = A1 B1 / n_(2)`` and ``Var Γ = 2 A1 B1 / n_(2) + 4 (A3 - A1)(B3 - B1) / n_(3)
+        + (A1² + 2 A1 - 4 A3)(B1² + 2 B1 - 4 B3) / n_(4) - E[Γ]²``, all exact integers here
+        (checked against every permutation of small labelings). The value is
+        ``(Γ - E[Γ]) / sqrt(Var Γ)``, the same for the Rand index and ARI; nan when the
+        variance is 0 (a labeling of one cluster, or all singletons: every permutation gives
+        the same index). For counts only (whole-number weights).
+        """
+        self._counts_only("standardized_rand_score", "pairs of samples a permutation moves")
+        _, p, q, t = self._pairs()
+        table = self._native_table
+        n = int(table.n)
+        rows = [int(a) for a in table.row_sums()]
+        cols = [int(b) for b in table.col_sums()]
+        a1, a3 = 2 * p, sum(a * (a - 1) ** 2 for a in rows)
+        b1, b3 = 2 * q, sum(b * (b - 1) ** 2 for b in cols)
+        falling = [1, n, n * (n - 1), n * (n - 1) * (n - 2), n * (n - 1) * (n - 2) * (n - 3)]
+
+        def term(count: int, k: int) -> Fraction:
+            # Below k samples there is nothing to count (the count is 0 then too).
+            return Fraction(count, falling[k]) if falling[k] else Fraction(0)
+
+        mean = term(a1 * b1, 2)
+        variance = (
+            term(2 * a1 * b1, 2)
+            + term(4 * (a3 - a1) * (b3 - b1), 3)
+            + term((a1 * a1 + 2 * a1 - 4 * a3) * (b1 * b1 + 2 * b1 - 4 * b3), 4)
+            - mean * mean
+        )
+        if variance <= 0:
+            return _NAN
+        deviation = 2 * t - mean
+        z = math.sqrt(float(deviation * deviation / variance))
+        return math.copysign(z, deviation) if deviation else 0.0
 
     def rogers_tanimoto_index(self) -> float:
         """Rogers-Tanimoto index, ``(tp + tn) / (tp + tn + 2 (fp + fn))`` [De13]_.

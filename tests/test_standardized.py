@@ -1,0 +1,95 @@
+"""standardized_rand_score against every permutation of small labelings (exact mean and
+variance of the Rand index, in fractions), and its properties at larger n."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import fastcluster_metrics as fcm
+
+
+def _together(t: list[int], p: list[int]) -> int:
+    """Unordered pairs of distinct samples together in both labelings."""
+    n = len(t)
+    return sum(1 for i in range(n) for j in range(i + 1, n) if t[i] == t[j] and p[i] == p[j])
+
+
+def _by_permutations(t: list[int], p: list[int]) -> float:
+    """(T - E[T]) / sd(T) over every permutation of ``p``: nan when the sd is 0."""
+    values = [_together(t, [p[i] for i in perm]) for perm in itertools.permutations(range(len(p)))]
+    mean = Fraction(sum(values), len(values))
+    variance = Fraction(sum(v * v for v in values), len(values)) - mean * mean
+    if variance == 0:
+        return math.nan
+    deviation = _together(t, p) - mean
+    return math.copysign(math.sqrt(float(deviation * deviation / variance)), deviation)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_permutation(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 9))
+    t = rng.integers(0, int(rng.integers(1, 4)), n).tolist()
+    p = rng.integers(0, int(rng.integers(1, 5)), n).tolist()
+    want = _by_permutations(t, p)
+    got = fcm.standardized_rand_score(t, p)
+    if math.isnan(want):
+        assert math.isnan(got)
+    else:
+        assert got == pytest.approx(want, rel=1e-13, abs=1e-14), (t, p)
+
+
+def test_small_and_degenerate():
+    # Fewer than four samples: the formula's terms over quadruples vanish.
+    for t, p in [([0, 0, 1], [0, 1, 1]), ([0, 1, 1], [0, 0, 1]), ([0, 0], [0, 1])]:
+        want = _by_permutations(t, p)
+        got = fcm.standardized_rand_score(t, p)
+        assert (math.isnan(want) and math.isnan(got)) or got == pytest.approx(want, rel=1e-13)
+    # One cluster, or all singletons: every permutation gives the same index.
+    assert math.isnan(fcm.standardized_rand_score([0, 1, 2, 3], [0, 0, 0, 0]))
+    assert math.isnan(fcm.standardized_rand_score([0, 0, 1, 1], [0, 1, 2, 3]))
+    assert math.isnan(fcm.standardized_rand_score([], []))
+
+
+def test_symmetric_and_agrees_with_the_contingency_and_evaluate():
+    rng = np.random.default_rng(4)
+    t, p = rng.integers(0, 6, 5000), rng.integers(0, 9, 5000)
+    p = np.where(rng.random(5000) < 0.1, t, p)
+    value = fcm.standardized_rand_score(t, p)
+    assert value == fcm.standardized_rand_score(p, t)
+    assert value == fcm.Contingency.from_labels(t, p).standardized_rand_score()
+    assert value == fcm.evaluate(t, p, metrics=["SRI"])["standardized_rand_score"]
+    # 10 % of the samples copied into the prediction: far above chance.
+    assert value > 10
+
+
+def test_random_labelings_are_standard_normal():
+    """Independent labelings: the values have mean about 0 and variance about 1 (400 draws
+    of n = 300: the mean within 0.2, the variance within 0.25 of 1)."""
+    rng = np.random.default_rng(9)
+    values = [
+        fcm.standardized_rand_score(rng.integers(0, 4, 300), rng.integers(0, 12, 300))
+        for _ in range(400)
+    ]
+    assert abs(np.mean(values)) < 0.2
+    assert abs(np.var(values) - 1) < 0.25
+
+
+def test_many_samples_exact_and_weights():
+    """At n = 1e6 the exact integers give a finite value; whole-number weights are counts."""
+    rng = np.random.default_rng(2)
+    n = 1_000_000
+    t = rng.integers(0, 33, n)
+    p = np.where(rng.random(n) < 0.01, t, rng.integers(0, 60, n))
+    value = fcm.standardized_rand_score(t, p)
+    assert math.isfinite(value) and value > 3
+    got = fcm.standardized_rand_score([0, 0, 1, 2], [0, 1, 1, 2], sample_weight=[2, 1, 1, 3])
+    want = fcm.standardized_rand_score([0, 0, 0, 1, 2, 2, 2], [0, 0, 1, 1, 2, 2, 2])
+    assert got == pytest.approx(want, rel=1e-14)
+    with pytest.raises(ValueError, match="defined for counts only"):
+        fcm.standardized_rand_score([0, 0, 1], [0, 1, 1], sample_weight=[0.5, 1, 1])
