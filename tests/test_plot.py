@@ -486,3 +486,42 @@ def test_imports_are_lazy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_two_random_models_side_by_side_mark_different_best_resolutions():
+    """A sweep scored under the permutation model and under 'all1' (Gates and Ahn 2017): each
+    curve rings its own best k, and here they differ (a random partition of 3,000 samples
+    has about 480 clusters, so 'all1' favours k = 1000)."""
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 5, 3000)
+    runs = {}
+    for k in (5, 20, 100, 1000):
+        runs[f"k{k}"] = np.where(
+            rng.random(3000) < 0.6,
+            truth * k // 5 + rng.integers(0, k // 5, 3000),
+            rng.integers(0, k, 3000),
+        )
+    scores = fcm.compare_many(truth, runs, metrics=["AMI", "AMI_all1"])
+    ax = plot.plot_scores(scores)
+    assert ax.get_xlabel() == "k"
+    rings = {tuple(c.get_edgecolor()[0]): c.get_offsets()[0][0] for c in ax.collections}
+    best = {
+        line.get_label(): rings[matplotlib.colors.to_rgba(line.get_color())]
+        for line in ax.get_lines()
+        if line.get_label() in ("AMI", "AMI_all1")
+    }
+    assert best == {"AMI": 5, "AMI_all1": 1000}, best
+
+
+def test_a_log_axis_of_k_is_labelled_with_plain_numbers():
+    """k over two decades is drawn on a log axis: its tick labels are the values drawn, as
+    plain numbers, and no minor tick is labelled (they ran into one another)."""
+    truth = np.repeat(np.arange(5), 200)
+    rng = np.random.default_rng(1)
+    runs = {f"k{k}": rng.integers(0, k, 1000) for k in (5, 20, 100, 1000)}
+    ax = plot.plot_scores(fcm.compare_many(truth, runs, metrics=["ARI", "SRI"]))
+    bottom = ax.figure.axes[-1] if ax.figure.axes[-1].get_xlabel() else ax
+    bottom.figure.canvas.draw()
+    assert bottom.get_xscale() == "log"
+    assert [t.get_text() for t in bottom.get_xticklabels()] == ["5", "20", "100", "1000"]
+    assert not any(t.get_text() for t in bottom.xaxis.get_minorticklabels())

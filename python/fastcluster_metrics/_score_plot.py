@@ -307,12 +307,24 @@ def plot_scores(
         )  # fmt: skip
         at = index[order[i]] if start is None or numbers is None else f"{x[i]:g}"
         top.set_title(f"best {xlabel} = {at} by {label(best)} ({values[best][i]:.4g})")
-    if numbers is not None and len(x) and x.min() > 0 and x.max() / x.min() >= 100:
+    log = numbers is not None and len(x) and x.min() > 0 and x.max() / x.min() >= 100
+    if log:
         # Numbers of clusters over decades (every cut of a dendrogram): the few-cluster end,
         # where the choice is made, would be squeezed against the axis.
         top.set_xscale("log")
     bottom = panels[-1]
-    if numbers is not None and bool(np.all(x == np.round(x))):
+    if log:
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+        # Plain numbers (5, 20, 1000, not 10^3), at the values drawn when they are few; no
+        # labels on the minor ticks (they ran into one another).
+        if len(x) <= 12:
+            bottom.set_xticks(x)
+        else:
+            bottom.xaxis.set_major_locator(LogLocator(base=10))
+        bottom.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        bottom.xaxis.set_minor_formatter(NullFormatter())
+    elif numbers is not None and bool(np.all(x == np.round(x))):
         from matplotlib.ticker import MaxNLocator
 
         bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
