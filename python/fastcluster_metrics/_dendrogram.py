@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import _native
-from ._catalogue import Measure, resolve_all
+from ._catalogue import resolve_all
 from ._contingency import Contingency
 from ._labels import (
     _as_array,
@@ -298,7 +298,3 @@ class _Cuts:
                 return parent[:n]
             parent = grand
 
-
-def merge_rows() -> list[Measure]:
-    """The catalogue rows read from the merges' sums (for tests and the docs)."""
-    return [row for row in resolve_all("all", "score_dendrogram") if row.merges]
