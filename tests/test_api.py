@@ -124,3 +124,18 @@ def test_the_extension_is_built_for_the_stable_abi():
     from fastcluster_metrics import _native
 
     assert Path(_native.__file__).name == "_native.abi3.so"
+
+
+def test_the_release_workflow_builds_one_abi3_wheel_per_platform():
+    """The maintainer's release workflow: wheels for manylinux, musllinux, Windows and macOS
+    and the sdist, published on a version tag; no free-threaded builds, which the stable ABI
+    the extension is built for does not cover."""
+    yaml = pytest.importorskip("yaml")
+    root = Path(__file__).resolve().parents[1]
+    workflow = yaml.safe_load((root / ".github/workflows/release.yml").read_text())
+    assert {"linux", "musllinux", "windows", "macos", "sdist", "release"} <= set(workflow["jobs"])
+    assert workflow[True]["push"]["tags"] == ["v*"]  # YAML reads the key `on` as True
+    text = (root / ".github/workflows/release.yml").read_text()
+    assert "3.14t" not in text and "PyO3/maturin-action" in text
+    cargo = (root / "Cargo.toml").read_text()
+    assert '"abi3-py310"' in cargo
