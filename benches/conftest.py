@@ -20,9 +20,10 @@ Regenerate the file after changing the inputs or upgrading scikit-learn::
 
     python benches/conftest.py
 
-With the environment variable CI set, a plain ``pytest`` runs each case once, as with
-``--benchmark-disable``, unless ``--benchmark-only`` (or ``--benchmark-enable``,
-``--benchmark-json``, ``--benchmark-save``, ``--benchmark-autosave``) asks for timings.
+A plain ``pytest`` (the README's test command, and CI) runs each case once, as with
+``--benchmark-disable``, and prints no timing tables, unless ``--benchmark-only`` (or
+``--benchmark-enable``, ``--benchmark-json``, ``--benchmark-save``, ``--benchmark-autosave``)
+asks for timings.
 """
 
 from __future__ import annotations
