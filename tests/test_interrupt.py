@@ -166,6 +166,28 @@ def test_expected_mutual_information_stops(tmp_path: Path) -> None:
     _assert_stopped(latency, out)
 
 
+def test_random_model_expectation_stops(tmp_path: Path) -> None:
+    # The two-sided 'num' model weighs every pair of both sides' few thousand block sizes
+    # (about 7 s at n = 1e6, 33 x 60).
+    latency, out = _interrupt(
+        _child(
+            """
+            rng = np.random.default_rng(0)
+            t = rng.integers(0, 33, 1_000_000)
+            p = rng.integers(0, 60, 1_000_000)
+            """,
+            'fcm.adjusted_mutual_info_score(t, p, random_model="num")',
+            """
+            ours = fcm.adjusted_mutual_info_score(t[:5000], p[:5000], random_model="num1")
+            again = fcm.adjusted_mutual_info_score(t[:5000], p[:5000], random_model="num1")
+            assert ours == again and abs(ours) < 0.05
+            """,
+        ),
+        tmp_path,
+    )
+    _assert_stopped(latency, out)
+
+
 def test_bootstrap_stops(tmp_path: Path) -> None:
     latency, out = _interrupt(
         _child(
