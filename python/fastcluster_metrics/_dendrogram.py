@@ -297,4 +297,3 @@ class _Cuts:
             if (grand == parent).all():
                 return parent[:n]
             parent = grand
-
