@@ -61,52 +61,40 @@ b = np.arange(n, dtype=np.int64) * 7 % 30
 TWO_CALLS = (
     GIL_SETUP
     + """
-noise = np.random.default_rng(0).random(1_000_000)
-
-def ours():
-    for _ in range(6):
+small_a, small_b = a[:1000].copy(), b[:1000].copy()  # too few to go parallel
+for attempt in range(3):
+    state = {"done": False}
+    def count():
+        start = time.perf_counter()
         fcm.adjusted_rand_score(a, b)
-
-def control():  # NumPy sorts without the GIL: how much two threads can gain on this machine now
-    for _ in range(3):
-        np.sort(noise)
-
-def timed(work, k):
-    threads = [threading.Thread(target=work) for _ in range(k)]
-    start = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return time.perf_counter() - start
-
-def ratio(work):
-    return timed(work, 2) / min(timed(work, 1), timed(work, 1))
-
-ours(), control()  # warm up: pages of the inputs in memory
-for attempt in range(4):
-    mine, theirs = ratio(ours), ratio(control)
-    print(f"{mine:.3f} {theirs:.3f} load={os.getloadavg()[0]:.1f}")
-    if mine < 1.6 or theirs < 1.5:  # a speed-up, or a free core and none: conclusive
+        state["call"] = time.perf_counter() - start
+        state["done"] = True
+    thread = threading.Thread(target=count)
+    calls, last, gap = 0, time.perf_counter(), 0.0
+    thread.start()
+    while not state["done"]:  # each beat is a whole call of ours, start to end
+        fcm.adjusted_rand_score(small_a, small_b)
+        now = time.perf_counter()
+        gap, last, calls = max(gap, now - last), now, calls + 1
+    thread.join()
+    print(f"{gap / state['call']:.3f} gap={gap:.4f}s call={state['call']:.3f}s calls={calls}")
+    if gap < 0.4 * state["call"]:
         break
 """
 )
 
 
-@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two cores to run two calls at once")
-def test_two_threads_count_at_once():
-    """Two single-threaded calls in two Python threads take well under twice one call.
+def test_a_second_call_runs_while_the_first_counts():
+    """Short calls of ours keep completing in one thread while a long one counts in another.
 
-    Holding the GIL would serialise them (ratio ~2); released, they run side by side (~1).
-    Other processes can take the second core: then NumPy's sort (which releases the GIL) gains
-    nothing either, the measurement says nothing, and it is repeated (skipped if it stays so;
-    test_python_runs_while_the_core_counts checks the GIL release on a busy machine too).
+    Holding the GIL, or any lock of our own, through the count would stall them for the whole
+    long call. This is about order, not speed, so it holds on a busy machine with one free core:
+    the scheduler interleaves the two threads in slices far shorter than the long call. (How much
+    two threads gain on two free cores is a matter of memory bandwidth, for benchmarks.)
     """
     lines = _run(TWO_CALLS, threads=1).splitlines()
-    mine, control = (float(x) for x in lines[-1].split()[:2])
-    if mine >= 1.6 and control >= 1.5:
-        pytest.skip(f"no second core free to measure a speed-up: {lines}")
-    assert mine < 1.6, lines
+    ratio = float(lines[-1].split()[0])
+    assert ratio < 0.4, lines
 
 
 HEARTBEAT = (
