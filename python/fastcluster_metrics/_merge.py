@@ -131,7 +131,11 @@ def stack(parts: Sequence[Part]) -> Cells:
         counts.append(n)
         part.append(np.full(n.size, k, dtype=np.int64))
     empty = np.empty(0, dtype=np.int64)
-    flat = [np.concatenate([empty, *x]).astype(np.int64) for x in (rows, cols, counts, part)]
+    # One copy each, cast as it is made (real-valued counts are summed from their units).
+    flat = [
+        np.concatenate([empty, *x], dtype=np.int64, casting="unsafe")
+        for x in (rows, cols, counts, part)
+    ]
     return Cells(classes, clusters, flat[0], flat[1], flat[2], flat[3], tuple(row_maps))
 
 
