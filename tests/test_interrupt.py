@@ -99,13 +99,15 @@ def _assert_stopped(latency: float, out: str) -> None:
 
 
 def test_counting_pass_stops(tmp_path: Path) -> None:
-    # A sparse table: 2e7 labels drawn from 1e7 values each take about 6 s to count.
+    # A sparse table: 2e7 labels drawn from 1e7 values each, spread over 1e10 (too many
+    # for counting by partitions, which stops at the same checks: rust/core/tests/stop.rs),
+    # take about 6 s to count.
     latency, out = _interrupt(
         _child(
             """
             rng = np.random.default_rng(0)
-            t = rng.integers(0, 10**7, 2 * 10**7)
-            p = rng.integers(0, 10**7, 2 * 10**7)
+            t = rng.integers(0, 10**7, 2 * 10**7) * 1009
+            p = rng.integers(0, 10**7, 2 * 10**7) * 1013
             """,
             "fcm.adjusted_rand_score(t, p)",
             """

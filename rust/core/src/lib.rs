@@ -24,7 +24,8 @@
 //!   order-preserving `u64` keys) and [`KeyKind`]. [`stop`]: stopping the calls in
 //!   flight when their caller is interrupted. [`pool`]: the one thread pool, and a call
 //!   run on it while its caller watches for interrupts.
-//! - `numeric`: Neumaier's compensated sum and the logarithms of small counts.
+//! - `numeric`: Neumaier's compensated sum and the logarithms of small counts. `pages`:
+//!   large zeroed arrays on huge pages.
 //! - `cpu`: what the CPU can do, asked at run time, and the code built for it: every
 //!   `#[target_feature]` function (the AVX2 and AVX-512 builds of generic loops, the two
 //!   loops written with AVX-512 intrinsics) and the cache prefetch hint.
@@ -52,16 +53,18 @@
 //! - `count`: the one pass over the labels: the driver ([`count()`], [`count_compact`],
 //!   [`count_columns`], [`count_one`]); `count::window`, dense window counting;
 //!   `count::counter`, a thread's counter (its window, the hash map and its spill);
-//!   `count::growth`, the window's growth policy; `count::weighted`, the weighted pass
+//!   `count::growth`, the window's growth policy; `count::wide`, tables too wide for a
+//!   window, counted by partitions of their cells; `count::weighted`, the weighted pass
 //!   ([`count_weighted`]: each cell sums its samples' weights exactly).
 //! - [`encode`]: string and byte labels as dense codes.
 //! - `testing` (unit tests only): the generator of test values they share.
 //!
-//! `unsafe` is denied at the crate root and allowed in two modules only: `cpu` (calling
+//! `unsafe` is denied at the crate root and allowed in three modules only: `cpu` (calling
 //! the `#[target_feature]` functions after the CPU was found to have the features, the
 //! AVX-512 intrinsics' loads and masked stores, and the prefetch hint, which reads
-//! nothing), and `table::dense` (setting the length of the cell vectors after every
-//! place was written). Each `unsafe` block says why it is sound in a `// SAFETY:`
+//! nothing), `table::dense` (setting the length of the cell vectors after every
+//! place was written), and `pages` (advising the kernel to back an array with huge
+//! pages). Each `unsafe` block says why it is sound in a `// SAFETY:`
 //! comment.
 #![deny(unsafe_code)]
 
@@ -77,6 +80,8 @@ mod label;
 mod models;
 mod numeric;
 mod one_row;
+#[allow(unsafe_code)]
+mod pages;
 pub mod pool;
 pub mod scores;
 pub mod stop;

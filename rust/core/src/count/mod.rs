@@ -15,6 +15,7 @@ mod growth;
 mod squares;
 pub(crate) mod weight;
 pub(crate) mod weighted;
+mod wide;
 mod window;
 
 use rayon::prelude::*;
@@ -24,6 +25,7 @@ use crate::cpu::{self, Build, Kernel};
 use crate::error::Error;
 use crate::label::{Constant, Label};
 use crate::one_row;
+use crate::pages;
 use crate::pool;
 use crate::stop;
 use crate::table::Table;
@@ -99,12 +101,53 @@ fn probe<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Option<one_row
 
 /// [`count`] by windows and hash maps, on `threads` threads.
 fn count_usual<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Result<Table, Error> {
+    if let Some(plan) = wide_plan(a, b, threads) {
+        return wide::count(a, b, &plan, threads);
+    }
     if threads <= 1 {
         return count_in(a, b, 1);
     }
     // Every step in one visit to the pool: each visit from outside it waits for a pool
     // thread to wake and then for the caller to.
     pool::run(|| count_in(a, b, threads))
+}
+
+/// Samples looked at, spread over the whole labeling, to guess whether a table is too
+/// wide for a window before reading every key.
+const GLANCE: usize = 1024;
+
+/// The plan to count `a` against `b` by partitions ([`wide`]), if their table is too wide
+/// for a window: guessed from the first samples and a few spread over all of them, then
+/// decided on the keys' full ranges (a pass, only for tables that look wide).
+fn wide_plan<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Option<wide::Plan> {
+    if !looks_wide(a.len(), |i| a[i].key(), |i| b[i].key()) {
+        return None;
+    }
+    let (ra, rb) = pool::run(|| {
+        rayon::join(
+            || one_row::key_range(a, threads),
+            || one_row::key_range(b, threads),
+        )
+    });
+    wide::Plan::new(a.len(), ra, rb, 2 * WINDOW_MAX)
+}
+
+/// Whether the table of `n` samples with keys `a(i)` and `b(i)` looks too wide for a
+/// window, from its first samples and [`GLANCE`] spread over all of them; never below
+/// [`PARALLEL_MIN`] samples.
+fn looks_wide(n: usize, a: impl Fn(usize) -> u64, b: impl Fn(usize) -> u64) -> bool {
+    if n < PARALLEL_MIN {
+        return false;
+    }
+    let step = n / GLANCE;
+    let glance = |key: &dyn Fn(usize) -> u64| {
+        let (lo, hi) = (0..n.min(PRESCAN))
+            .chain((0..GLANCE).map(|i| i * step))
+            .map(key)
+            .fold((u64::MAX, 0), |(lo, hi), k| (lo.min(k), hi.max(k)));
+        u128::from(hi - lo) + 1
+    };
+    glance(&a) * glance(&b) > u128::from(2 * WINDOW_MAX)
 }
 
 /// [`count`] on `threads` threads, from a thread of the pool if more than one.
@@ -263,6 +306,16 @@ pub fn count_columns<A: Label, B: Label>(
     } else {
         1
     };
+    // Wide tables count by partitions, a column at a time (gathered: a copy of it).
+    if (0..width).any(|j| looks_wide(n, |i| a[i].key(), |i| b[i * width + j].key())) {
+        return (0..width)
+            .map(|j| {
+                let mut column: Vec<B> = pages::with_capacity(n);
+                column.extend(b.iter().skip(j).step_by(width).copied());
+                count_usual(a, &column, threads)
+            })
+            .collect();
+    }
     let blocks: Vec<Vec<Counter>> = if threads <= 1 {
         vec![count_columns_block(a, b, width)]
     } else {

@@ -194,7 +194,7 @@ fn one_row_each<A: Label, B: Label>(a: &[A], b: &[B]) -> bool {
 }
 
 /// The smallest and largest key, on `threads` threads.
-fn key_range<T: Label>(x: &[T], threads: usize) -> (u64, u64) {
+pub(crate) fn key_range<T: Label>(x: &[T], threads: usize) -> (u64, u64) {
     let block = x.len().div_ceil(threads).max(1);
     x.par_chunks(block)
         .map(key_bounds)

@@ -15,7 +15,7 @@ mod count;
 mod form;
 mod measures;
 
-pub(crate) use count::{count_map, count_singletons, probe, Probe};
+pub(crate) use count::{count_map, count_singletons, key_range, probe, Probe};
 pub use form::{OneRow, Singletons};
 pub(crate) use measures::Compact;
 

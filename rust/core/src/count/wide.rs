@@ -1,0 +1,508 @@
+//! Tables too wide for a dense window: a hundred thousand metacells against thirty cell
+//! types, two fine clusterings, a million labels a side. Counted by partitions, as
+//! analytical databases aggregate: each pair of keys is one cell number,
+//! `(key_a - a_lo) * nb + (key_b - b_lo)`; a first pass counts the samples of each range
+//! of cell numbers (their top bits), a second copies each sample's low bits into its
+//! range, and each range is then counted within a core's cache, ranges in parallel: in a
+//! dense array of 2^16 counts when the table has at most [`DENSE_PER_SAMPLE`] cells a
+//! sample, by sorting its few thousand samples otherwise. Ranges are in cell order, so
+//! the cells come out sorted by row, then column, as a [`Table`] holds them.
+
+use rayon::prelude::*;
+
+use crate::cpu::prefetch;
+use crate::error::Error;
+use crate::label::Label;
+use crate::pages::{self, Zero};
+use crate::pool;
+use crate::stop;
+use crate::table::Table;
+
+/// Low bits of a dense range: its 2^16 `u32` counts (256 kB) stay in L2.
+const DENSE_BITS: u32 = 16;
+/// Dense ranges are read whole, every cell: affordable while the table has at most
+/// this many cells a sample.
+const DENSE_PER_SAMPLE: u64 = 16;
+/// Samples a sorted range holds on average: their `u32`s sort within L1 and L2.
+const SORTED_SAMPLES: u64 = 1 << 12;
+/// Ranges at most: each thread's second pass writes to all of them at once. (Ranges
+/// number 2^12 or fewer but where `u32` low bits need more: a million labels a side.)
+const RANGES_MAX: u64 = 1 << 16;
+/// The most key values one side may span: its sums are an array over them.
+const SIDE_MAX: u64 = 1 << 26;
+/// Cells between a column sum's load and its use.
+const AHEAD: usize = 16;
+/// Samples between two looks at [`stop::requested`].
+const CHUNK: usize = 1 << 14;
+
+/// How a table is partitioned: its key ranges and cell numbers' ranges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Plan {
+    a_lo: u64,
+    b_lo: u64,
+    na: u64,
+    nb: u64,
+    /// A cell's range is its number shifted right by this much; its low bits fit a `u32`.
+    shift: u32,
+    ranges: usize,
+    /// Ranges are counted in dense arrays (low bits `u16`), else sorted (`u32`).
+    dense: bool,
+}
+
+impl Plan {
+    /// The plan for `n` samples whose keys span `a` and `b` (inclusive), if their table is
+    /// wider than `window` cells and this path can count it: fewer than 2^32 samples,
+    /// sides of at most a few times `n` values, and cell numbers that fit.
+    pub(super) fn new(n: usize, a: (u64, u64), b: (u64, u64), window: u64) -> Option<Plan> {
+        let n = n as u64;
+        let side_max = (4 * n).clamp(1 << 20, SIDE_MAX);
+        let na = (a.1.checked_sub(a.0)?).checked_add(1)?;
+        let nb = (b.1.checked_sub(b.0)?).checked_add(1)?;
+        if n > u64::from(u32::MAX) || na > side_max || nb > side_max {
+            return None;
+        }
+        let cells = na.checked_mul(nb)?;
+        if cells <= window {
+            return None;
+        }
+        let bits = u64::BITS - (cells - 1).leading_zeros();
+        let dense = cells <= DENSE_PER_SAMPLE * n && (cells >> DENSE_BITS) < RANGES_MAX;
+        let shift = if dense {
+            DENSE_BITS
+        } else {
+            // A few thousand samples a range, and ranges narrow enough for `u32` low bits.
+            let log_ranges = (n / SORTED_SAMPLES)
+                .max(1)
+                .ilog2()
+                .max(bits.saturating_sub(32));
+            if u64::from(log_ranges) > RANGES_MAX.ilog2().into() {
+                return None;
+            }
+            bits.saturating_sub(log_ranges)
+        };
+        Some(Plan {
+            a_lo: a.0,
+            b_lo: b.0,
+            na,
+            nb,
+            shift,
+            ranges: ((cells - 1) >> shift) as usize + 1,
+            dense,
+        })
+    }
+
+    #[inline(always)]
+    fn cell<A: Label, B: Label>(&self, x: A, y: B) -> u64 {
+        (x.key() - self.a_lo) * self.nb + (y.key() - self.b_lo)
+    }
+}
+
+/// The low bits of a cell number within its range.
+trait Low: Zero + Ord + Send + Sync {
+    fn of(cell: u64) -> Self;
+    fn index(self) -> usize;
+}
+
+impl Low for u16 {
+    #[inline(always)]
+    fn of(cell: u64) -> Self {
+        cell as u16
+    }
+    #[inline(always)]
+    fn index(self) -> usize {
+        usize::from(self)
+    }
+}
+
+impl Low for u32 {
+    #[inline(always)]
+    fn of(cell: u64) -> Self {
+        cell as u32
+    }
+    #[inline(always)]
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One block of samples, partitioned: range `r` holds `items[starts[r]..starts[r + 1]]`.
+struct Block<T> {
+    starts: Vec<usize>,
+    items: Vec<T>,
+}
+
+impl<T> Block<T> {
+    fn range(&self, r: usize) -> &[T] {
+        &self.items[self.starts[r]..self.starts[r + 1]]
+    }
+}
+
+/// Counts the table of `a` against `b` by `plan`, on `threads` threads.
+pub(super) fn count<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    plan: &Plan,
+    threads: usize,
+) -> Result<Table, Error> {
+    pool::run(|| {
+        if plan.dense {
+            count_by::<A, B, u16>(a, b, plan, threads)
+        } else {
+            count_by::<A, B, u32>(a, b, plan, threads)
+        }
+    })
+}
+
+fn count_by<A: Label, B: Label, T: Low>(
+    a: &[A],
+    b: &[B],
+    plan: &Plan,
+    threads: usize,
+) -> Result<Table, Error> {
+    let block = a.len().div_ceil(threads).max(1);
+    let blocks: Vec<Block<T>> = if threads > 1 {
+        a.par_chunks(block)
+            .zip(b.par_chunks(block))
+            .map(|(x, y)| partition(x, y, plan))
+            .collect()
+    } else {
+        vec![partition(a, b, plan)]
+    };
+    stop::check()?;
+    let ranges: Vec<Vec<(u32, u32)>> = if threads > 1 {
+        (0..plan.ranges)
+            .into_par_iter()
+            .map_init(Scratch::default, |scratch, r| {
+                count_range(&blocks, r, plan, scratch)
+            })
+            .collect()
+    } else {
+        let mut scratch = Scratch::default();
+        (0..plan.ranges)
+            .map(|r| count_range(&blocks, r, plan, &mut scratch))
+            .collect()
+    };
+    stop::check()?;
+    drop(blocks);
+    assemble::<A, B>(ranges, plan, threads)
+}
+
+/// The samples of one block, by range of their cell numbers: two passes, the first
+/// counting each range's samples (and each row's and column's), the second copying
+/// their low bits into place.
+fn partition<A: Label, B: Label, T: Low>(a: &[A], b: &[B], plan: &Plan) -> Block<T> {
+    let shift = plan.shift;
+    let mut starts = vec![0usize; plan.ranges + 1];
+    for (x, y) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
+        if stop::requested() {
+            break;
+        }
+        for (&p, &q) in x.iter().zip(y) {
+            starts[(plan.cell(p, q) >> shift) as usize + 1] += 1;
+        }
+    }
+    for r in 0..plan.ranges {
+        starts[r + 1] += starts[r];
+    }
+    let mut next = starts.clone();
+    let mut items = pages::zeroed::<T>(a.len());
+    for (x, y) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
+        if stop::requested() {
+            break;
+        }
+        for (&p, &q) in x.iter().zip(y) {
+            let cell = plan.cell(p, q);
+            let slot = &mut next[(cell >> shift) as usize];
+            items[*slot] = T::of(cell);
+            *slot += 1;
+        }
+    }
+    Block { starts, items }
+}
+
+/// A counting thread's buffers: the dense counts, or the samples to sort and their copy.
+#[derive(Default)]
+struct Scratch {
+    counts: Vec<u32>,
+    keys: Vec<u32>,
+    spare: Vec<u32>,
+}
+
+/// The non-zero cells of range `r` as (low bits, count), in order.
+fn count_range<T: Low>(
+    blocks: &[Block<T>],
+    r: usize,
+    plan: &Plan,
+    scratch: &mut Scratch,
+) -> Vec<(u32, u32)> {
+    if stop::requested() {
+        return Vec::new();
+    }
+    let samples: usize = blocks.iter().map(|b| b.range(r).len()).sum();
+    if plan.dense {
+        // Every low bit pattern of a u16 indexes the array: no bounds checks.
+        scratch.counts.resize(1 << DENSE_BITS, 0);
+        let counts = &mut scratch.counts[..1 << DENSE_BITS];
+        for block in blocks {
+            for &x in block.range(r) {
+                counts[x.index()] += 1;
+            }
+        }
+        let mut out = Vec::with_capacity(samples.min(1 << DENSE_BITS));
+        // Most groups of eight cells are empty in wide tables: one test skips them.
+        for (g, group) in counts.chunks_exact_mut(8).enumerate() {
+            if group.iter().fold(0, |acc, &c| acc | c) == 0 {
+                continue;
+            }
+            for (k, c) in group.iter_mut().enumerate() {
+                if *c != 0 {
+                    out.push(((8 * g + k) as u32, *c));
+                    *c = 0;
+                }
+            }
+        }
+        out
+    } else {
+        let keys = &mut scratch.keys;
+        keys.clear();
+        for block in blocks {
+            keys.extend(block.range(r).iter().map(|x| x.index() as u32));
+        }
+        radix_sort(keys, &mut scratch.spare, plan.shift);
+        let mut out = Vec::with_capacity(samples);
+        let mut rest = &keys[..];
+        while let Some(&x) = rest.first() {
+            let run = rest.iter().take_while(|&&y| y == x).count();
+            out.push((x, run as u32));
+            rest = &rest[run..];
+        }
+        out
+    }
+}
+
+/// Digits of [`radix_sort`]: 2^11 counts, 8 kB, stay in L1.
+const DIGIT_BITS: u32 = 11;
+
+/// Sorts `keys`, all below 2^`bits`, by their digits from the lowest (`spare` is scratch).
+fn radix_sort(keys: &mut Vec<u32>, spare: &mut Vec<u32>, bits: u32) {
+    let passes = bits.div_ceil(DIGIT_BITS).max(1);
+    let digit = bits.div_ceil(passes);
+    let mask = (1u32 << digit) - 1;
+    spare.clear();
+    spare.resize(keys.len(), 0);
+    let mut counts = vec![0usize; 1 << digit];
+    for pass in 0..passes {
+        let s = pass * digit;
+        counts.iter_mut().for_each(|c| *c = 0);
+        for &k in keys.iter() {
+            counts[((k >> s) & mask) as usize] += 1;
+        }
+        let mut at = 0;
+        for c in counts.iter_mut() {
+            (*c, at) = (at, at + *c);
+        }
+        for &k in keys.iter() {
+            let slot = &mut counts[((k >> s) & mask) as usize];
+            spare[*slot] = k;
+            *slot += 1;
+        }
+        std::mem::swap(keys, spare);
+    }
+}
+
+/// The table of the counted ranges and each side's sums over its key span: each cell's
+/// row and column from its number, then the rows and columns that have samples,
+/// numbered in key order.
+fn assemble<A: Label, B: Label>(
+    ranges: Vec<Vec<(u32, u32)>>,
+    plan: &Plan,
+    threads: usize,
+) -> Result<Table, Error> {
+    let total: usize = ranges.iter().map(Vec::len).sum();
+    let mut cell_row = pages::zeroed::<u32>(total);
+    let mut cell_col = pages::zeroed::<u32>(total);
+    let mut cell_count = pages::zeroed::<u64>(total);
+    // Each range's cells, written into its own part of the three arrays.
+    let mut parts = Vec::with_capacity(ranges.len());
+    {
+        let (mut rows, mut cols, mut counts) =
+            (&mut cell_row[..], &mut cell_col[..], &mut cell_count[..]);
+        for (r, cells) in ranges.iter().enumerate() {
+            let k = cells.len();
+            let (r_here, r_rest) = rows.split_at_mut(k);
+            let (c_here, c_rest) = cols.split_at_mut(k);
+            let (n_here, n_rest) = counts.split_at_mut(k);
+            parts.push((r, &cells[..], r_here, c_here, n_here));
+            (rows, cols, counts) = (r_rest, c_rest, n_rest);
+        }
+    }
+    type Part<'a> = (
+        usize,
+        &'a [(u32, u32)],
+        &'a mut [u32],
+        &'a mut [u32],
+        &'a mut [u64],
+    );
+    let place = |(mut row_span, mut col_span): (Vec<u64>, Vec<u64>),
+                 (r, cells, rows, cols, counts): Part<'_>| {
+        if stop::requested() {
+            return (row_span, col_span);
+        }
+        let base = (r as u64) << plan.shift;
+        let nb = plan.nb;
+        // Cells are in order: a division only where the row changes.
+        let (mut row, mut row_start, mut row_end) = (0u64, 0u64, 0u64);
+        for (((&(low, c), rw), cl), ct) in cells
+            .iter()
+            .zip(&mut *rows)
+            .zip(&mut *cols)
+            .zip(&mut *counts)
+        {
+            let cell = base | u64::from(low);
+            if cell >= row_end {
+                row = cell / nb;
+                row_start = row * nb;
+                row_end = row_start + nb;
+            }
+            *rw = row as u32;
+            *cl = (cell - row_start) as u32;
+            *ct = u64::from(c);
+            row_span[row as usize] += u64::from(c);
+        }
+        // Columns come in no order: their sums are loaded a few cells ahead.
+        for (i, (&j, &c)) in cols.iter().zip(&*counts).enumerate() {
+            if let Some(&ahead) = cols.get(i + AHEAD) {
+                prefetch(&col_span[ahead as usize]);
+            }
+            col_span[j as usize] += c;
+        }
+        (row_span, col_span)
+    };
+    let spans = || (vec![0u64; plan.na as usize], vec![0u64; plan.nb as usize]);
+    let (row_span, col_span) = if threads > 1 {
+        let add = |(mut r1, mut c1): (Vec<u64>, Vec<u64>), (r2, c2): (Vec<u64>, Vec<u64>)| {
+            r1.iter_mut().zip(r2).for_each(|(x, y)| *x += y);
+            c1.iter_mut().zip(c2).for_each(|(x, y)| *x += y);
+            (r1, c1)
+        };
+        let each = parts.len().div_ceil(threads).max(1);
+        parts
+            .into_par_iter()
+            .with_min_len(each)
+            .fold(spans, place)
+            .reduce_with(add)
+            .unwrap_or_else(spans)
+    } else {
+        parts.into_iter().fold(spans(), place)
+    };
+    drop(ranges);
+    stop::check()?;
+    let (row_keys, row_sums, row_number) = present(&row_span, plan.a_lo);
+    let (col_keys, col_sums, col_number) = present(&col_span, plan.b_lo);
+    // Numbers change only where some key of the span has no sample.
+    let renumber = |cells: &mut [u32], number: &Option<Vec<u32>>| {
+        if let Some(number) = number {
+            let each = |part: &mut [u32]| part.iter_mut().for_each(|x| *x = number[*x as usize]);
+            if threads > 1 {
+                cells
+                    .par_chunks_mut(cells.len().div_ceil(threads).max(1))
+                    .for_each(each);
+            } else {
+                each(cells);
+            }
+        }
+    };
+    renumber(&mut cell_row, &row_number);
+    renumber(&mut cell_col, &col_number);
+    Ok(Table::assemble(
+        (A::KIND, row_keys, row_sums),
+        (B::KIND, col_keys, col_sums),
+        (cell_row, cell_col, cell_count),
+    ))
+}
+
+/// The keys with a non-zero sum in `span` (key `lo + i` at `i`), their sums, and the
+/// number of each key's place among them (`None` if every key has a sum: `i` itself).
+fn present(span: &[u64], lo: u64) -> (Vec<u64>, Vec<u64>, Option<Vec<u32>>) {
+    let mut keys = Vec::new();
+    let mut sums = Vec::new();
+    let mut number = vec![0u32; span.len()];
+    for (i, &s) in span.iter().enumerate() {
+        if s != 0 {
+            number[i] = keys.len() as u32;
+            keys.push(lo + i as u64);
+            sums.push(s);
+        }
+    }
+    let all = keys.len() == span.len();
+    (keys, sums, (!all).then_some(number))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count::count_in;
+    use crate::testing::xorshift;
+
+    fn both(a: &[i64], b: &[u32], window: u64) -> Option<(Table, Plan)> {
+        let range = |k: &mut dyn Iterator<Item = u64>| {
+            k.fold((u64::MAX, 0), |(l, h), x| (l.min(x), h.max(x)))
+        };
+        let ra = range(&mut a.iter().map(|x| x.key()));
+        let rb = range(&mut b.iter().map(|x| x.key()));
+        let plan = Plan::new(a.len(), ra, rb, window)?;
+        let one = count(a, b, &plan, 1).unwrap();
+        let two = count(a, b, &plan, 2).unwrap();
+        assert_eq!(one, two);
+        Some((one, plan))
+    }
+
+    #[test]
+    fn dense_and_sorted_ranges_give_the_usual_table() {
+        let mut next = xorshift(7);
+        let mut kinds = Vec::new();
+        for &(n, ka, kb) in &[
+            (100_000usize, 50u64, 20_000u64),
+            (80_000, 1, 300_000),
+            (60_000, 3000, 3000),
+            (40_000, 100_000, 90_000),
+            (70_000, 7, 1 << 20),
+        ] {
+            let a: Vec<i64> = (0..n).map(|_| (next() % ka) as i64 - 3).collect();
+            let b: Vec<u32> = (0..n).map(|_| (next() % kb) as u32 + 5).collect();
+            let (table, plan) = both(&a, &b, 1 << 12).expect("wide enough");
+            assert_eq!(
+                table,
+                count_in(&a, &b, 1).unwrap(),
+                "{n} {ka} {kb} {plan:?}"
+            );
+            kinds.push(plan.dense);
+        }
+        assert!(kinds.contains(&true) && kinds.contains(&false));
+    }
+
+    #[test]
+    fn plans_pick_dense_or_sorted_ranges_and_refuse_what_they_cannot_hold() {
+        let dense = Plan::new(10_000_000, (0, 49), (0, 199_999), 1 << 22).unwrap();
+        assert!(dense.dense);
+        assert_eq!(dense.ranges, (10_000_000 - 1) / (1 << 16) + 1);
+        let sorted = Plan::new(10_000_000, (0, 999_999), (0, 999_999), 1 << 22).unwrap();
+        assert!(!sorted.dense);
+        assert!(sorted.shift <= 32 && sorted.ranges <= 4096);
+        // 2e7 labels of 1e7 values each: 1e14 cells, low bits of 32 in 2^15 ranges.
+        let huge = Plan::new(20_000_000, (0, 9_999_999), (0, 9_999_999), 1 << 22).unwrap();
+        assert_eq!(
+            (huge.shift, huge.ranges),
+            (32, ((100_000_000_000_000 - 1) >> 32) + 1)
+        );
+        assert!((sorted.ranges as u64) << sorted.shift >= 1_000_000_000_000);
+        assert_eq!(Plan::new(1000, (0, 9), (0, 9), 1 << 12), None);
+        assert_eq!(Plan::new(1 << 20, (0, 1 << 40), (0, 9), 1 << 12), None);
+        assert_eq!(Plan::new(1 << 20, (0, u64::MAX), (0, 9), 1 << 12), None);
+        // 2^26 values a side: 2^52 cells would need 2^20 ranges.
+        assert_eq!(
+            Plan::new(1 << 26, (0, (1 << 26) - 1), (0, (1 << 26) - 1), 1 << 22),
+            None
+        );
+    }
+}

@@ -1,0 +1,128 @@
+"""Tables with many cells (metacells, over-clustering, two fine clusterings, a million labels
+a side), counted by partitions of their cells: the same cells as NumPy's ``np.unique`` of
+the combined keys, bit for bit on one and two threads, at 1e7 labels.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.metrics import adjusted_rand_score as sk_ari
+
+import fastcluster_metrics as fcm
+
+N = 10_000_000
+
+SHAPES = """
+import numpy as np
+
+def shape(name, n):
+    rng = np.random.default_rng(len(name))
+    if name == "random 50 x 2e5":
+        return rng.integers(0, 50, n), rng.integers(0, 200_000, n)
+    if name == "metacells":
+        p = rng.integers(0, 130_000, n)
+        t = rng.integers(0, 33, 130_000)[p]
+        noise = rng.random(n) < 0.05
+        t[noise] = rng.integers(0, 33, int(noise.sum()))
+        return t, p
+    if name == "fine 2e4 x 2e4":
+        return rng.integers(0, 20_000, n), rng.integers(0, 20_000, n)
+    if name == "sparse 1e6 x 1e6":
+        return rng.integers(-500_000, 500_000, n), rng.integers(0, 1_000_000, n).astype(np.uint32)
+    raise ValueError(name)
+"""
+NAMES = ["random 50 x 2e5", "metacells", "fine 2e4 x 2e4", "sparse 1e6 x 1e6"]
+
+CHILD = (
+    SHAPES
+    + """
+import hashlib, sys
+import fastcluster_metrics as fcm
+t, p = shape(sys.argv[1], int(sys.argv[2]))
+m = fcm.contingency_matrix(t, p, sparse=True).tocoo()
+digest = hashlib.sha256()
+for x in (m.row, m.col, m.data):
+    digest.update(np.ascontiguousarray(x, dtype=np.int64).tobytes())
+print(fcm.num_threads(), m.shape[0], m.shape[1], m.nnz, digest.hexdigest(),
+      repr(fcm.adjusted_rand_score(t, p)), repr(fcm.mutual_info_score(t, p)))
+"""
+)
+
+
+def _shape(name: str, n: int):
+    space: dict = {}
+    exec(SHAPES, space)
+    return space["shape"](name, n)
+
+
+def _reference(t, p) -> tuple[int, int, int, str]:
+    """The table's shape and cells from np.unique of the combined keys (row-major order)."""
+    rows, r = np.unique(t, return_inverse=True)
+    cols, c = np.unique(p, return_inverse=True)
+    keys, counts = np.unique(r.astype(np.int64) * cols.size + c, return_counts=True)
+    digest = hashlib.sha256()
+    for x in (keys // cols.size, keys % cols.size, counts):
+        digest.update(np.ascontiguousarray(x, dtype=np.int64).tobytes())
+    return rows.size, cols.size, keys.size, digest.hexdigest()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_wide_tables_match_numpy_on_one_and_two_threads(name):
+    outs = []
+    for threads in ("1", "2"):
+        env = dict(os.environ, FASTCLUSTER_METRICS_NUM_THREADS=threads)
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, name, str(N)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
+        ).stdout.split()
+        assert out[0] == threads
+        outs.append(out[1:])
+    assert outs[0] == outs[1], "one and two threads differ"
+    t, p = _shape(name, N)
+    n_rows, n_cols, nnz, digest = _reference(t, p)
+    assert outs[0][:4] == [str(n_rows), str(n_cols), str(nnz), digest]
+    # Many cells hold one sample or none: the table is truly wide.
+    assert nnz > 100_000
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_wide_tables_score_like_scikit_learn(name):
+    t, p = _shape(name, 200_000)
+    assert fcm.adjusted_rand_score(t, p) == pytest.approx(sk_ari(t, p), rel=1e-9, abs=1e-15)
+
+
+def _cases():
+    rng = np.random.default_rng(5)
+    n = 300_000
+    a = rng.integers(0, 40_000, n)
+    b = rng.integers(0, 40_000, n)
+    yield "sorted by class", np.sort(a), b
+    yield "wide only at the end", np.where(np.arange(n) < n - 5000, a % 7, a), b % 11
+    yield "gaps in the keys", a * 3 - 7, (b * 5).astype(np.uint32)
+    yield "narrow types", (a % 120).astype(np.int8), b.astype(np.uint16)
+    yield "unsigned keys near the top", a, b.astype(np.uint64) + np.uint64(2**64 - 40_000)
+    yield "negative and wide", -a - 2**40, b
+
+
+CASES = list(_cases())
+
+
+@pytest.mark.parametrize(("name", "t", "p"), CASES, ids=[name for name, _, _ in CASES])
+def test_awkward_wide_inputs_match_numpy(name, t, p):
+    m = fcm.contingency_matrix(t, p, sparse=True).tocoo()
+    n_rows, n_cols, nnz, digest = _reference(t, p)
+    assert m.shape == (n_rows, n_cols)
+    ours = hashlib.sha256()
+    for x in (m.row, m.col, m.data):
+        ours.update(np.ascontiguousarray(x, dtype=np.int64).tobytes())
+    assert (m.nnz, ours.hexdigest()) == (nnz, digest)
