@@ -73,9 +73,9 @@ def _floor(t: np.ndarray, p: np.ndarray) -> int:
     return int(np.add.reduce(t)) + int(np.add.reduce(p))
 
 
+@pytest.mark.parametrize("case", ["floor", "ours", "genieclust", "sklearn"])
 @pytest.mark.parametrize("n", SIZES, ids=lambda n: f"{n:.0e}")
 @pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("case", ["ours", "floor", "genieclust", "sklearn"])
 def test_wide(benchmark, case, shape, n):
     benchmark.group = f"ARI {shape}, n={n:.0e}"
     if case == "genieclust" and (genieclust is None or shape not in GENIECLUST_SHAPES):
