@@ -8,10 +8,15 @@ mod sort;
 
 use crate::error::Error;
 use crate::label::KeyKind;
+use crate::pages;
 use crate::stop;
 
 use sort::column_keys;
 pub(crate) use sort::sort_cells;
+
+/// Shapes of at most this many cells (or four a listed cell) are counted in a dense array
+/// by [`Table::from_cells`] (8 MB).
+const DENSE_CELLS_MIN: u64 = 1 << 20;
 
 /// The sorted distinct labels of one side of a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,7 +137,6 @@ impl Table {
         }
         index(n_rows)?;
         index(n_cols)?;
-        let mut cells = Vec::with_capacity(counts.len());
         // Every sum the table holds is at most this total, so checking it once suffices.
         let mut total = 0u64;
         for ((&r, &c), &v) in rows.iter().zip(cols).zip(counts) {
@@ -146,12 +150,26 @@ impl Table {
             if r >= n_rows as u64 || c >= n_cols as u64 {
                 return Err(Error::CellOutOfBounds);
             }
-            if v > 0 {
-                cells.push((r, c, v as u64));
-            }
         }
-        let mut table =
-            Table::from_key_cells(cells, false, KeyKind::Unsigned, KeyKind::Unsigned, 1)?;
+        let space = (n_rows as u64).saturating_mul(n_cols as u64);
+        let mut table = if space <= 4 * counts.len() as u64 + DENSE_CELLS_MIN {
+            // Few cells of the shape are empty (tables of chunks merged, say): counted in
+            // place, which costs less than sorting them.
+            let mut dense = pages::zeroed::<u64>(space as usize);
+            for ((&r, &c), &v) in rows.iter().zip(cols).zip(counts) {
+                dense[r as usize * n_cols + c as usize] += v as u64;
+            }
+            Table::from_dense(0, 0, n_cols, &dense, KeyKind::Unsigned, KeyKind::Unsigned)?
+        } else {
+            let cells = rows
+                .iter()
+                .zip(cols)
+                .zip(counts)
+                .filter(|(_, &v)| v > 0)
+                .map(|((&r, &c), &v)| (r as u64, c as u64, v as u64))
+                .collect();
+            Table::from_key_cells(cells, false, KeyKind::Unsigned, KeyKind::Unsigned, 1)?
+        };
         // Re-index onto the full shape, keeping empty rows and columns.
         let full = |keys: &[u64], idx: &mut [u32], sums: &[u64], len: usize| {
             for i in idx.iter_mut() {
@@ -207,6 +225,51 @@ mod tests {
         assert_eq!(t.cell_count, vec![4, 3]);
         assert_eq!(t.n, 7);
         assert_eq!(t.n_rows(), 3);
+    }
+
+    #[test]
+    fn from_cells_adds_repeats_alike_in_place_and_sorted() {
+        use std::collections::BTreeMap;
+        let mut next = crate::testing::xorshift(11);
+        // 300 x 200 cells in place (few of the shape), 3e5 x 2e5 by sorting.
+        for scale in [1u64, 1000] {
+            let (n_rows, n_cols) = (300 * scale, 200 * scale);
+            let m = 5000;
+            let rows: Vec<i64> = (0..m)
+                .map(|_| (next() % (n_rows / 50)) as i64 * 50)
+                .collect();
+            let cols: Vec<i64> = (0..m).map(|_| (next() % n_cols) as i64 % 97).collect();
+            let counts: Vec<i64> = (0..m).map(|_| (next() % 4) as i64).collect();
+            let t =
+                Table::from_cells(n_rows as usize, n_cols as usize, &rows, &cols, &counts).unwrap();
+            let mut want = BTreeMap::new();
+            for ((&r, &c), &v) in rows.iter().zip(&cols).zip(&counts) {
+                if v > 0 {
+                    *want.entry((r as u32, c as u32)).or_insert(0u64) += v as u64;
+                }
+            }
+            let got: BTreeMap<(u32, u32), u64> = t
+                .cell_row
+                .iter()
+                .zip(&t.cell_col)
+                .zip(&t.cell_count)
+                .map(|((&r, &c), &v)| ((r, c), v))
+                .collect();
+            assert_eq!(got, want);
+            assert_eq!(t.cell_row.len(), want.len());
+            let order: Vec<(u32, u32)> = t
+                .cell_row
+                .iter()
+                .copied()
+                .zip(t.cell_col.iter().copied())
+                .collect();
+            assert!(
+                order.windows(2).all(|w| w[0] < w[1]),
+                "cells by row, then column"
+            );
+            assert_eq!((t.n_rows(), t.n_cols()), (n_rows as usize, n_cols as usize));
+            assert_eq!(t.row_sums.iter().sum::<u64>(), t.n);
+        }
     }
 
     #[test]
