@@ -3,7 +3,8 @@
 One group per input type and size ("adjusted_rand_score <type> n=<size>"): 33 cell-type names
 as the truth and 60 clusters as the prediction, both held as the same type, given to ours and to
 scikit-learn alike; the floor reads the inputs' integer codes once (Categorical-like types) or
-their bytes once (numpy strings) with `np.bitwise_or.reduce`, which unlike `np.add.reduce`
+their bytes once (numpy strings; Arrow strings: their offsets and data buffers) with
+`np.bitwise_or.reduce`, which unlike `np.add.reduce`
 keeps narrow integers narrow, so the floor is not slowed by widening. Each case checks its
 score against the integer-coded score first (the scores do not depend on the label type).
 
@@ -28,7 +29,15 @@ import fastcluster_metrics as fcm
 
 FULL = os.environ.get("FCM_BENCH_FULL", "") not in ("", "0")
 SIZES = {"1e6": 1_000_000, "1e7": 10_000_000}
-TYPES = ("object str", "U str", "pandas Categorical", "polars Categorical", "Arrow dictionary")
+TYPES = (
+    "object str",
+    "U str",
+    "Arrow string",
+    "polars String",
+    "pandas Categorical",
+    "polars Categorical",
+    "Arrow dictionary",
+)
 NAMES = np.array([f"celltype_{i:02d}" for i in range(33)])
 CLUSTERS = np.array([str(i) for i in range(60)])
 
@@ -59,6 +68,16 @@ def inputs(kind: str, size: str) -> tuple[Any, Any, Callable[[], Any]]:
                 np.bitwise_or.reduce(b.view(np.uint8)),
             ),
         )
+    if kind in ("Arrow string", "polars String"):
+        sa, sb = pa.array(NAMES[t]), pa.array(CLUSTERS[p])
+        if kind == "polars String":
+            a, b = pl.Series(NAMES[t]), pl.Series(CLUSTERS[p])
+            sa, sb = a.to_arrow(), b.to_arrow()
+        else:
+            a, b = sa, sb
+        chunks = [c for arr in (sa, sb) for c in getattr(arr, "chunks", [arr])]
+        parts = [np.frombuffer(buf, dtype=np.uint8) for c in chunks for buf in c.buffers()[1:]]
+        return a, b, lambda: [np.bitwise_or.reduce(part) for part in parts]
     if kind == "pandas Categorical":
         a = pd.Categorical.from_codes(t, categories=NAMES)
         b = pd.Categorical.from_codes(p, categories=CLUSTERS)

@@ -1,4 +1,4 @@
-"""Arrow and polars columns: dictionary codes (Arrow's hashing, no Python loop) and their order.
+"""Arrow and polars columns: string buffers hashed by the core, dictionary codes and their order.
 
 Nothing here imports pyarrow or polars unless the caller already passed one of their objects.
 """
@@ -10,12 +10,72 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["arrow_codes", "arrow_integers", "is_arrow_like"]
+from . import _native
+
+__all__ = ["arrow_codes", "arrow_integers", "arrow_string_codes", "is_arrow_like"]
 
 
 def is_arrow_like(labels: object) -> bool:
     module = type(labels).__module__
     return module.startswith(("pyarrow", "polars"))
+
+
+def _string_chunks(arr: Any) -> list[Any] | None:
+    """The chunks of an Arrow string, large_string, binary or large_binary array (or chunked
+    array) as ``_native.encode_arrow`` reads them: (offsets from the chunk's first item, data,
+    validity bitmap or None, the chunk's first bit), all viewing Arrow's buffers; None for
+    other types."""
+    import pyarrow as pa
+
+    kind = arr.type
+    if pa.types.is_string(kind) or pa.types.is_binary(kind):
+        width: Any = np.int32
+    elif pa.types.is_large_string(kind) or pa.types.is_large_binary(kind):
+        width = np.int64
+    else:
+        return None
+    chunks = []
+    for chunk in arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]:
+        if len(chunk) == 0:
+            continue
+        validity, offsets, data = chunk.buffers()
+        start = chunk.offset
+        # Buffers read from a file may sit at any address: aligned copies where they do not.
+        offsets = np.require(np.frombuffer(offsets, dtype=width), requirements=["A"])
+        values = np.frombuffer(data, dtype=np.uint8) if data is not None else np.empty(0, np.uint8)
+        bits = np.frombuffer(validity, dtype=np.uint8) if chunk.null_count else None
+        chunks.append((offsets[start : start + len(chunk) + 1], values, bits, start))
+    return chunks
+
+
+def arrow_string_codes(labels: Any) -> tuple[NDArray[Any], NDArray[Any] | None, Any] | None:
+    """(codes in sorted label order, missing mask or None, a callable giving the labels) of an
+    Arrow string or binary column or a polars String column, hashed in place by the core; None
+    for other columns."""
+    arr = labels
+    if type(labels).__module__.startswith("polars"):
+        import polars as pl
+
+        if labels.dtype not in (pl.String, pl.Binary):
+            return None
+        arr = labels.to_arrow()
+    import pyarrow as pa
+
+    if not isinstance(arr, (pa.Array, pa.ChunkedArray)):
+        return None
+    if pa.types.is_string_view(arr.type) or pa.types.is_binary_view(arr.type):
+        wide = pa.large_binary() if pa.types.is_binary_view(arr.type) else pa.large_string()
+        arr = arr.cast(wide)
+    chunks = _string_chunks(arr)
+    if chunks is None:
+        return None
+    codes, first, n_missing = _native.encode_arrow(chunks)
+    missing = codes == _native.MISSING if n_missing else None
+
+    def uniques() -> NDArray[Any]:
+        return np.asarray(arr.take(first).to_numpy(zero_copy_only=False))
+
+    return codes, missing, uniques
 
 
 def _dictionary_parts(arr: Any) -> tuple[Any, Any]:

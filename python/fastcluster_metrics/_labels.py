@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import _native
-from ._arrow import arrow_codes, arrow_integers, is_arrow_like
+from ._arrow import arrow_codes, arrow_integers, arrow_string_codes, is_arrow_like
 from ._params import InvalidParameterError, check_array_like
 from ._weighted_table import AnyTable, WeightedTable, scale_rows
 from ._weights import (
@@ -204,8 +204,12 @@ def _column(labels: Any, arr: NDArray[Any] | None = None) -> Column:
     """Encodes one validated labeling (``arr`` is ``np.asarray(labels)``, if already made)."""
     if is_arrow_like(labels):
         plain = arrow_integers(labels)
+        strings = None if plain is not None else arrow_string_codes(labels)
         if plain is not None:
             arr = plain
+        elif strings is not None:
+            str_codes, str_missing, str_uniques = strings
+            return Column(str_codes, str_missing, uniques=str_uniques)
         else:
             codes, missing, rank, values = arrow_codes(labels)
             return Column(codes, missing, rank, values)

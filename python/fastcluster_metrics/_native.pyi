@@ -14,6 +14,7 @@ __all__ = [
     "count_one",
     "count_weighted",
     "dendrogram_cuts",
+    "encode_arrow",
     "encode_fixed",
     "encode_objects",
     "num_threads",
@@ -88,6 +89,13 @@ def dendrogram_cuts(
     emi: bool,
 ) -> dict[str, NDArray[Any]]: ...
 def num_threads() -> int: ...
+def encode_arrow(
+    chunks: list[
+        tuple[
+            NDArray[np.int32] | NDArray[np.int64], NDArray[np.uint8], NDArray[np.uint8] | None, int
+        ]
+    ],
+) -> tuple[NDArray[np.uint32], NDArray[np.uintp], int]: ...
 def encode_fixed(
     data: NDArray[np.uint8], width: int, unicode: bool
 ) -> tuple[NDArray[np.uint32], NDArray[np.uintp], int]: ...

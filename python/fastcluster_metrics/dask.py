@@ -47,7 +47,7 @@ def _readable(labels: Any) -> Any:
     """One partition's labels as the counting pass reads them fastest.
 
     A pandas Series backed by Arrow (Dask's default ``string[pyarrow]``) goes as its Arrow
-    array, which Arrow dictionary-encodes (no Python strings). Numbers that arrive from
+    array, hashed by the core from its buffers (no Python strings). Numbers that arrive from
     another process can sit in a misaligned buffer: they are copied once, aligned.
     """
     if type(labels).__name__ == "Series":

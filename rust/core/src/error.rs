@@ -14,6 +14,9 @@ pub enum Error {
     TooManyLabels,
     /// A fixed-width string buffer whose length is not a multiple of its item width.
     BadItemWidth,
+    /// Arrow string buffers that do not hold their items: an offset outside the data or
+    /// smaller than the one before, or a validity bitmap too short.
+    BadArrowBuffers,
     /// A given contingency table whose counts add up to more than `u64::MAX`.
     CountOverflow,
     /// A sample weight that is negative, not finite, or 2^52 or more: the first one.
@@ -61,6 +64,10 @@ impl fmt::Display for Error {
             Error::Stopped => f.write_str("the call was interrupted"),
             Error::BadTree(what) => write!(f, "not a valid dendrogram: {what}"),
             Error::TooCostly(what) => write!(f, "too costly to compute exactly: {what}"),
+            Error::BadArrowBuffers => f.write_str(
+                "an Arrow string array's buffers do not hold its items (offsets outside the data \
+                 or decreasing, or a validity bitmap too short)",
+            ),
             Error::BadItemWidth => {
                 f.write_str("a string array's buffer is not a whole number of items")
             }

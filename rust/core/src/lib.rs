@@ -56,7 +56,7 @@
 //!   `count::growth`, the window's growth policy; `count::wide`, tables too wide for a
 //!   window, counted by partitions of their cells; `count::weighted`, the weighted pass
 //!   ([`count_weighted`]: each cell sums its samples' weights exactly).
-//! - [`encode`]: string and byte labels as dense codes.
+//! - [`encode`]: string and byte labels (numpy `S`/`U`, Arrow buffers, Python `str`) as dense codes.
 //! - `testing` (unit tests only): the generator of test values they share.
 //!
 //! `unsafe` is denied at the crate root and allowed in three modules only: `cpu` (calling

@@ -388,6 +388,81 @@ fn encode_fixed<'py>(
     Ok(codes_out(py, codes))
 }
 
+/// The offsets of one chunk of an Arrow `string` (`i32`) or `large_string` (`i64`) array.
+#[derive(FromPyObject)]
+enum ArrowOffsets<'py> {
+    Narrow(PyReadonlyArray1<'py, i32>),
+    Wide(PyReadonlyArray1<'py, i64>),
+}
+
+/// One chunk of an Arrow string array: (its `len + 1` offsets, its data buffer, its
+/// validity bitmap or None, the bit of its first item).
+type ArrowChunk<'py> = (
+    ArrowOffsets<'py>,
+    PyReadonlyArray1<'py, u8>,
+    Option<PyReadonlyArray1<'py, u8>>,
+    usize,
+);
+
+/// Codes (in bytewise sorted order, which is code point order for UTF-8) of an Arrow
+/// string or binary array given as its chunks' buffers, hashed in place without the GIL.
+/// Null items get code 2**32 - 1. Returns (codes, first index of each distinct label,
+/// number missing).
+#[pyfunction]
+fn encode_arrow<'py>(py: Python<'py>, chunks: Vec<ArrowChunk<'py>>) -> PyResult<CodesOut<'py>> {
+    let mut narrow = Vec::new();
+    let mut wide = Vec::new();
+    for (offsets, data, bits, bit) in &chunks {
+        let data = data.as_slice()?;
+        let valid = match bits {
+            Some(b) => Some(encode::Bitmap {
+                bits: b.as_slice()?,
+                offset: *bit,
+            }),
+            None => None,
+        };
+        match offsets {
+            ArrowOffsets::Narrow(o) => narrow.push(encode::StrChunk {
+                offsets: o.as_slice()?,
+                data,
+                valid,
+            }),
+            ArrowOffsets::Wide(o) => wide.push(encode::StrChunk {
+                offsets: o.as_slice()?,
+                data,
+                valid,
+            }),
+        }
+    }
+    if !narrow.is_empty() && !wide.is_empty() {
+        return Err(PyValueError::new_err(
+            "an Arrow array's chunks mix 32-bit and 64-bit offsets",
+        ));
+    }
+    let n = chunks
+        .iter()
+        .map(|c| c.0.len().saturating_sub(1))
+        .sum::<usize>();
+    let codes = interruptible(py, n >= LONG, || {
+        if wide.is_empty() {
+            encode::encode_arrow(&narrow)
+        } else {
+            encode::encode_arrow(&wide)
+        }
+    })?
+    .map_err(CoreError::from)?;
+    Ok(codes_out(py, codes))
+}
+
+impl ArrowOffsets<'_> {
+    fn len(&self) -> usize {
+        match self {
+            ArrowOffsets::Narrow(o) => o.len(),
+            ArrowOffsets::Wide(o) => o.len(),
+        }
+    }
+}
+
 /// Codes of an object array of `str`, read from CPython's string data with no
 /// Python-level loop. `None`, float NaN and the objects in `missing_values`
 /// are missing labels (code 2**32 - 1). Returns None when an item is anything
@@ -627,6 +702,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(table_from_cells, m)?)?;
     m.add_function(wrap_pyfunction!(dendrogram_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(encode_fixed, m)?)?;
     m.add_function(wrap_pyfunction!(encode_objects, m)?)?;
     m.add("MISSING", encode::MISSING)?;

@@ -2,7 +2,6 @@
 //! in sorted label order, in one hashing pass: the integer counting pass then
 //! reads the codes, and the table's order is the labels' sorted order.
 
-use std::cmp::Ordering;
 use std::hash::Hash;
 
 use foldhash::fast::FixedState;
@@ -11,8 +10,14 @@ use hashbrown::HashMap;
 use rayon::prelude::*;
 
 use crate::error::Error;
+use crate::pages;
 use crate::pool;
 use crate::stop;
+
+mod arrow;
+mod key;
+
+pub use arrow::{encode_arrow, Bitmap, StrChunk};
 
 /// The code that marks a missing label; it sorts after every real label.
 pub const MISSING: u32 = u32::MAX;
@@ -45,7 +50,7 @@ where
     K: Hash + Eq + Ord + Copy + Send + Sync,
     I: Iterator<Item = Option<Option<K>>>,
 {
-    let mut codes = vec![0u32; len];
+    let mut codes = pages::zeroed::<u32>(len);
     match encode_block(&mut codes, 0, items)? {
         Some(block) => finish(codes, len.max(1), vec![block]).map(Some),
         None => Ok(None),
@@ -80,14 +85,18 @@ where
             *slot = MISSING;
             continue;
         };
+        // Most items are labels seen before: a lookup, and an insertion only for new ones.
+        if let Some(&code) = map.get(&key) {
+            *slot = code;
+            continue;
+        }
         let next = uniques.len() as u32;
-        *slot = *map.entry(key).or_insert_with(|| {
-            uniques.push((key, offset + i));
-            next
-        });
         if next == MISSING {
             return Err(Error::TooManyLabels);
         }
+        map.insert(key, next);
+        uniques.push((key, offset + i));
+        *slot = next;
     }
     Ok(Some(Block { uniques, missing }))
 }
@@ -95,8 +104,20 @@ where
 /// Renumbers `codes` (blocks of `block` samples, each coded in its own
 /// first-seen order) by the sorted order of the labels.
 fn finish<K: Hash + Eq + Ord + Copy + Send + Sync>(
-    mut codes: Vec<u32>,
+    codes: Vec<u32>,
     block: usize,
+    blocks: Vec<Block<K>>,
+) -> Result<Codes, Error> {
+    let lengths = (0..blocks.len())
+        .map(|i| block.min(codes.len() - (i * block).min(codes.len())))
+        .collect::<Vec<_>>();
+    finish_blocks(codes, &lengths, blocks)
+}
+
+/// [`finish`] for blocks of any lengths (`lengths[i]` samples in block `i`, in order).
+fn finish_blocks<K: Hash + Eq + Ord + Copy + Send + Sync>(
+    mut codes: Vec<u32>,
+    lengths: &[usize],
     blocks: Vec<Block<K>>,
 ) -> Result<Codes, Error> {
     // Global first-seen codes, and each block's map from its local codes to them.
@@ -134,9 +155,16 @@ fn finish<K: Hash + Eq + Ord + Copy + Send + Sync>(
         }
     };
     if remaps.len() > 1 {
+        let mut parts = Vec::with_capacity(lengths.len());
+        let mut rest = codes.as_mut_slice();
+        for &len in lengths {
+            let (part, tail) = rest.split_at_mut(len);
+            parts.push(part);
+            rest = tail;
+        }
         pool::run(|| {
-            codes
-                .par_chunks_mut(block)
+            parts
+                .into_par_iter()
                 .zip(&remaps)
                 .for_each(|(c, r)| recode(c, r))
         });
@@ -166,7 +194,7 @@ where
         1
     };
     let block = n.div_ceil(threads).max(1);
-    let mut codes = vec![0u32; n];
+    let mut codes = pages::zeroed::<u32>(n);
     let run = |(i, (bytes, out)): (usize, (&'a [u8], &mut [u32]))| {
         encode_block(
             out,
@@ -193,25 +221,6 @@ where
     finish(codes, block, blocks?.into_iter().flatten().collect())
 }
 
-/// One item of a numpy `U` array: UCS-4 code points in native byte order,
-/// padded with zeros. Ordered by code point, as numpy and Python order strings.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct Ucs4<'a>(&'a [u8]);
-
-impl Ord for Ucs4<'_> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        let point = |c: &[u8]| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]);
-        let a = self.0.chunks_exact(4).map(point);
-        a.cmp(other.0.chunks_exact(4).map(point))
-    }
-}
-
-impl PartialOrd for Ucs4<'_> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
 /// Encodes a numpy fixed-width string array given as its raw bytes: `S`
 /// (bytes, ordered bytewise) or, with `unicode`, `U` (UCS-4, ordered by code point).
 pub fn encode_fixed(data: &[u8], width: usize, unicode: bool) -> Result<Codes, Error> {
@@ -221,9 +230,9 @@ pub fn encode_fixed(data: &[u8], width: usize, unicode: bool) -> Result<Codes, E
         return Err(Error::BadItemWidth);
     }
     if unicode {
-        encode_chunks(data, width, Ucs4)
+        encode_chunks(data, width, key::Ucs4)
     } else {
-        encode_chunks(data, width, |s| s)
+        encode_chunks(data, width, |s| key::Bytes::new(s, None))
     }
 }
 

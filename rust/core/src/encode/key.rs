@@ -1,0 +1,131 @@
+//! Labels as hash keys: the bytes of short labels packed in one `u128`, compared and
+//! hashed as a number, longer labels as their slices, and numpy `U` items as their code
+//! points. Each key orders as its label.
+
+use std::cmp::Ordering;
+
+/// Up to this many bytes are packed.
+const SHORT: usize = 15;
+
+/// `len` ≤ [`SHORT`] bytes from the most significant byte of a `u128` down, zero-padded,
+/// and `len` in the lowest byte: the numbers' order is the bytes' order. `word` holds the
+/// bytes from its first (and whatever follows them).
+#[inline(always)]
+fn pack(word: [u8; 16], len: usize) -> u128 {
+    // Keep the first `len` bytes (a shift by 128 is out of range: len 0 keeps none).
+    let keep = u128::MAX
+        .checked_shr(8 * len as u32)
+        .map_or(u128::MAX, |m| !m);
+    (u128::from_be_bytes(word) & keep & !0xff) | len as u128
+}
+
+/// An item's bytes as a hash key: up to [`SHORT`] bytes packed in a `u128` (compared
+/// and hashed as one number, most labels), longer ones as their slice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Bytes<'a> {
+    /// The bytes from the most significant byte down, zero-padded, and the length in the
+    /// lowest byte: the numbers' order is the bytes' order.
+    Short(u128),
+    Long(&'a [u8]),
+}
+
+impl<'a> Bytes<'a> {
+    /// The key of `bytes`; `window` is the 16 bytes from its start, where the buffer
+    /// holds them (read at once rather than copied byte by byte).
+    #[inline(always)]
+    pub(super) fn new(bytes: &'a [u8], window: Option<&[u8]>) -> Bytes<'a> {
+        let len = bytes.len();
+        if len > SHORT {
+            return Bytes::Long(bytes);
+        }
+        let mut word = [0u8; 16];
+        match window {
+            Some(w) => word.copy_from_slice(w),
+            None => word[..len].copy_from_slice(bytes),
+        }
+        Bytes::Short(pack(word, len))
+    }
+
+    /// The item's bytes (a short one's copied into `buffer`).
+    fn bytes<'b>(&'b self, buffer: &'b mut [u8; 16]) -> &'b [u8] {
+        match *self {
+            Bytes::Short(word) => {
+                *buffer = word.to_be_bytes();
+                &buffer[..(word & 0xff) as usize]
+            }
+            Bytes::Long(bytes) => bytes,
+        }
+    }
+}
+
+impl Ord for Bytes<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        if let (Bytes::Short(a), Bytes::Short(b)) = (self, other) {
+            return a.cmp(b);
+        }
+        let (mut x, mut y) = ([0u8; 16], [0u8; 16]);
+        self.bytes(&mut x).cmp(other.bytes(&mut y))
+    }
+}
+
+impl PartialOrd for Bytes<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// One item of a numpy `U` array as a key: UCS-4 code points in native byte order, padded
+/// with zeros, ordered by code point (as numpy and Python order strings). (Packing short
+/// Latin-1 items into a `u128`, as [`Bytes`] does, ran no faster: same instruction count.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct Ucs4<'a>(pub(super) &'a [u8]);
+
+impl Ord for Ucs4<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let point = |c: &[u8]| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]);
+        let a = self.0.chunks_exact(4).map(point);
+        a.cmp(other.0.chunks_exact(4).map(point))
+    }
+}
+
+impl PartialOrd for Ucs4<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_keys_order_as_their_bytes() {
+        let words: [&[u8]; 9] = [
+            b"",
+            b"\0",
+            b"a",
+            b"a\0",
+            b"ab",
+            b"abcdefghijklmno",
+            b"abcdefghijklmnop",
+            b"abcdefghijklmno\0",
+            b"\xff\xff",
+        ];
+        let data: Vec<u8> = words.concat();
+        let mut start = 0;
+        let mut items = Vec::new();
+        for w in words {
+            let end = start + w.len();
+            items.push(Bytes::new(&data[start..end], data.get(start..start + 16)));
+            items.push(Bytes::new(w, None));
+            start = end;
+        }
+        for (x, wx) in items.iter().zip(words.iter().flat_map(|w| [w, w])) {
+            assert_eq!(x.bytes(&mut [0; 16]), *wx);
+            for (y, wy) in items.iter().zip(words.iter().flat_map(|w| [w, w])) {
+                assert_eq!(x.cmp(y), wx.cmp(wy), "{wx:?} {wy:?}");
+                assert_eq!(x == y, wx == wy);
+            }
+        }
+    }
+}
