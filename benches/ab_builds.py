@@ -15,10 +15,12 @@ the run; the report is each case's minimum over its rounds and the ratio b / a. 
 also checks that the build it imported lives in the folder it was given.
 
 Cases (20 classes x 30 clusters, correlated as in conftest.py, int64; ``sparse``: labels
-drawn from n / 2 values each):
+drawn from n / 2 values each; ``spread``: the same spread over 1e10 values):
 
 - ``ari``: ``adjusted_rand_score`` on the dense table (the counting pass);
-- ``ari sparse``: the same on a sparse table of about n cells (the sort of wide tables);
+- ``ari sparse``: the same on a sparse table of about n cells (the partitions of wide tables);
+- ``ari spread``: the same with keys too spread for partitions (the hash map, the sort of
+  its cells);
 - ``ami``: ``adjusted_mutual_info_score`` (the expected mutual information as well);
 - ``objects``: ARI of object arrays of str (33 x 60 names, at most 1e6 labels);
 - ``small``: 1,000 calls of ARI on 100 labels (the cost of a call; the time is of all 1,000).
@@ -33,7 +35,7 @@ import subprocess
 import sys
 import time
 
-CASES = ("ari", "ari sparse", "ami", "objects", "small")
+CASES = ("ari", "ari sparse", "ari spread", "ami", "objects", "small")
 
 
 def _child(folder: str, n: int, repeat: int) -> dict[str, float]:
@@ -48,6 +50,7 @@ def _child(folder: str, n: int, repeat: int) -> dict[str, float]:
     t = rng.integers(0, 20, n)
     p = np.where(rng.random(n) < 0.7, (3 * t) // 2 + rng.integers(0, 2, n), rng.integers(0, 30, n))
     ts, ps = rng.integers(0, n // 2, n), rng.integers(0, n // 2, n)
+    spread_t, spread_p = ts * 20011, ps * 20021
     m = min(n, 10**6)
     names_t = np.array([f"celltype_{i}" for i in range(33)], dtype=object)
     names_p = np.array([f"cluster_{i}" for i in range(60)], dtype=object)
@@ -61,6 +64,7 @@ def _child(folder: str, n: int, repeat: int) -> dict[str, float]:
     calls = {
         "ari": lambda: fcm.adjusted_rand_score(t, p),
         "ari sparse": lambda: fcm.adjusted_rand_score(ts, ps),
+        "ari spread": lambda: fcm.adjusted_rand_score(spread_t, spread_p),
         "ami": lambda: fcm.adjusted_mutual_info_score(t, p),
         "objects": lambda: fcm.adjusted_rand_score(ot, op),
         "small": small,
