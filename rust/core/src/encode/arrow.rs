@@ -5,8 +5,8 @@
 
 use rayon::prelude::*;
 
+use super::blocks::{encode_block, finish_blocks, Codes, PARALLEL_MIN};
 use super::key::Bytes;
-use super::{encode_block, finish_blocks, Codes, PARALLEL_MIN};
 use crate::error::Error;
 use crate::pool;
 
@@ -78,7 +78,7 @@ impl<'a, O: Offset> StrChunk<'a, O> {
     }
 }
 
-/// Codes (in bytewise sorted order, missing as [`super::MISSING`]) of the items of an
+/// Codes (in bytewise sorted order, missing as [`MISSING`](crate::encode::MISSING)) of the items of an
 /// Arrow string array made of `chunks`, hashed in parallel blocks. Buffers that do not
 /// hold their items give [`Error::BadArrowBuffers`].
 pub fn encode_arrow<O: Offset>(chunks: &[StrChunk<'_, O>]) -> Result<Codes, Error> {
@@ -126,8 +126,8 @@ pub fn encode_arrow<O: Offset>(chunks: &[StrChunk<'_, O>]) -> Result<Codes, Erro
 
 #[cfg(test)]
 mod tests {
-    use super::super::{encode, MISSING};
     use super::*;
+    use crate::encode::{encode, MISSING};
 
     /// The buffers of `items` as Arrow lays them out (nulls take no data).
     fn buffers(items: &[Option<&str>]) -> (Vec<i32>, Vec<u8>, Vec<u8>) {
