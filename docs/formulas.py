@@ -159,6 +159,13 @@ FORMULAS: dict[str, str] = {
     + _RMI_NOTE,
     "reduced_mutual_info_score_flat": r"\mathrm{RMI}_{\text{flat}} = \frac{I(c; g)}{I(g; g)},"
     r" \qquad " + _FLAT + _RMI_NOTE,
+    "standardized_mutual_info_score": (
+        r"\mathrm{SMI} = \frac{I(U, V) - \mathbb{E}[I]}{\sqrt{\operatorname{Var}(I)}}, \qquad"
+        r" n I = S = \sum_{ij} g_{ij}(n_{ij}), \quad"
+        r" g_{ij}(x) = x \ln \frac{x}{e_{ij}} - x + e_{ij}, \quad e_{ij} = \frac{a_i b_j}{n}, \\"
+        r" \operatorname{Var}(S) = \sum_i \operatorname{Cov}\big(A_i,"
+        r" \mathbb{E}[S \mid n_{i\cdot}]\big), \quad A_i = \sum_j g_{ij}(n_{ij})"
+    ),
     "entropy_true": r"H(U) = -\sum_i \frac{a_i}{n} \ln \frac{a_i}{n}",
     "entropy_pred": r"H(V) = -\sum_j \frac{b_j}{n} \ln \frac{b_j}{n}",
     "joint_entropy": r"H(U, V) = -\sum_{ij} \frac{n_{ij}}{n} \ln \frac{n_{ij}}{n}",

@@ -93,3 +93,112 @@ def test_many_samples_exact_and_weights():
     assert got == pytest.approx(want, rel=1e-14)
     with pytest.raises(ValueError, match="defined for counts only"):
         fcm.standardized_rand_score([0, 0, 1], [0, 1, 1], sample_weight=[0.5, 1, 1])
+
+
+# standardized_mutual_info_score
+
+
+def _mi(t: list[int], p: list[int]) -> float:
+    """Mutual information (nats) from its definition."""
+    n = len(t)
+    cells: dict[tuple[int, int], int] = {}
+    for a, b in zip(t, p):
+        cells[a, b] = cells.get((a, b), 0) + 1
+    rows = {a: t.count(a) for a in set(t)}
+    cols = {b: p.count(b) for b in set(p)}
+    return math.fsum(c / n * math.log(c * n / (rows[a] * cols[b])) for (a, b), c in cells.items())
+
+
+def _mi_by_permutations(t: list[int], p: list[int]) -> tuple[float, float, float]:
+    """The mutual information, and its mean and variance over every permutation of ``p``."""
+    values = [_mi(t, [p[i] for i in perm]) for perm in itertools.permutations(range(len(p)))]
+    mean = math.fsum(values) / len(values)
+    variance = math.fsum((v - mean) ** 2 for v in values) / len(values)
+    return _mi(t, p), mean, variance
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_smi_every_permutation(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(3, 8))
+    t = rng.integers(0, int(rng.integers(2, 4)), n).tolist()
+    p = rng.integers(0, int(rng.integers(2, 5)), n).tolist()
+    mi, mean, variance = _mi_by_permutations(t, p)
+    got = fcm.standardized_mutual_info_score(t, p)
+    if variance < 1e-24:
+        assert math.isnan(got), (t, p)
+    else:
+        assert got == pytest.approx((mi - mean) / math.sqrt(variance), rel=1e-9, abs=1e-9), (t, p)
+
+
+@pytest.mark.parametrize(
+    ("t", "p"),
+    [
+        ([0, 0, 0, 0, 1], [0, 0, 1, 1, 2]),  # n - 1 and 1 against unequal sizes
+        ([0, 0, 0, 0, 0, 1], [0, 0, 1, 1, 2, 2]),  # against equal sizes: constant
+        ([0, 1, 2, 3, 4, 5], [0, 0, 1, 1, 1, 2]),  # all singletons: constant
+        ([0, 0, 1, 1, 2, 2], [0, 0, 0, 0, 0, 0]),  # one cluster: constant
+        ([0, 0, 1, 1, 2, 2], [0, 0, 0, 0, 0, 1]),
+        ([0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 2, 3]),
+    ],
+)
+def test_smi_constant_cases_are_nan_and_only_they(t, p):
+    mi, mean, variance = _mi_by_permutations(t, p)
+    for a, b in [(t, p), (p, t)]:
+        got = fcm.standardized_mutual_info_score(a, b)
+        if variance < 1e-24:
+            assert math.isnan(got)
+        else:
+            assert got == pytest.approx((mi - mean) / math.sqrt(variance), rel=1e-9)
+    assert math.isnan(fcm.standardized_mutual_info_score([], []))
+
+
+def test_smi_symmetric_and_agrees_with_the_contingency_and_evaluate():
+    rng = np.random.default_rng(5)
+    t, p = rng.integers(0, 6, 5000), rng.integers(0, 9, 5000)
+    p = np.where(rng.random(5000) < 0.1, t, p)
+    value = fcm.standardized_mutual_info_score(t, p)
+    assert value == pytest.approx(fcm.standardized_mutual_info_score(p, t), rel=1e-12)
+    assert value == fcm.Contingency.from_labels(t, p).standardized_mutual_info_score()
+    assert value == fcm.evaluate(t, p, metrics=["SMI"])["standardized_mutual_info_score"]
+    # 10 % of the samples copied into the prediction: far above chance.
+    assert value > 10
+    # Whole-number weights count samples; others are refused.
+    w = rng.integers(1, 4, 5000)
+    assert fcm.standardized_mutual_info_score(t, p, sample_weight=w) == pytest.approx(
+        fcm.standardized_mutual_info_score(np.repeat(t, w), np.repeat(p, w)), rel=1e-12
+    )
+    with pytest.raises(ValueError, match="counts only"):
+        fcm.standardized_mutual_info_score(t, p, sample_weight=w + 0.5)
+
+
+def test_smi_of_random_labelings_is_standard():
+    """Independent labelings: the values have mean about 0 and variance about 1 (400 draws
+    of n = 300: the mean within 0.2, the variance within 0.25 of 1)."""
+    rng = np.random.default_rng(11)
+    values = [
+        fcm.standardized_mutual_info_score(rng.integers(0, 4, 300), rng.integers(0, 12, 300))
+        for _ in range(400)
+    ]
+    assert abs(np.mean(values)) < 0.2
+    assert abs(np.var(values) - 1) < 0.25
+
+
+def test_smi_at_a_million_labels_against_permutations():
+    """At n = 1e6 (6 x 9 clusters of unequal sizes), the standardized values of 60 random
+    permutations of the prediction have mean about 0 and variance about 1: a variance off
+    by a tenth would show (the sample variance of 60 standard normals is within 0.5 of 1
+    with probability above 0.999)."""
+    rng = np.random.default_rng(12)
+    n = 1_000_000
+    t = rng.choice(6, n, p=[0.3, 0.25, 0.2, 0.1, 0.1, 0.05])
+    p = rng.choice(9, n, p=[0.2, 0.2, 0.15, 0.1, 0.1, 0.1, 0.05, 0.05, 0.05])
+    table = fcm.Contingency.from_labels(t, p)
+    sd = math.sqrt(table._native_table.mutual_info_variance())
+    mi0, emi, _, _ = table._native_table.ami_parts()
+    # Asymptotically 2 n MI is chi-squared with (R - 1)(C - 1) = 40 degrees of freedom.
+    assert sd * n == pytest.approx(math.sqrt(40 / 2), rel=0.02)
+    z = [(fcm.mutual_info_score(t, rng.permutation(p)) - emi) / sd for _ in range(60)]
+    assert abs(np.mean(z)) < 0.5
+    assert abs(np.var(z) - 1) < 0.5
+    assert fcm.standardized_mutual_info_score(t, p) == pytest.approx((mi0 - emi) / sd, rel=1e-12)

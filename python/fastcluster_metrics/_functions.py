@@ -74,6 +74,7 @@ __all__ = [
     "russel_rao_index",
     "sokal_sneath1_index",
     "sokal_sneath2_index",
+    "standardized_mutual_info_score",
     "standardized_rand_score",
     "variation_of_information",
 ]
@@ -289,6 +290,7 @@ information_distance: _ScoreInBase = _from_method("information_distance")
 normalized_information_distance: _Score = _from_method("normalized_information_distance")
 normalized_mutual_info_score_joint: _Score = _from_method("normalized_mutual_info_score_joint")
 reduced_mutual_info_score: _ReducedScore = _from_method("reduced_mutual_info_score")
+standardized_mutual_info_score: _Score = _from_method("standardized_mutual_info_score")
 chi_squared: _Score = _from_method("chi_squared")
 cramers_v: _Score = _from_method("cramers_v")
 frobenius_distance: _Score = _from_method("frobenius_distance")

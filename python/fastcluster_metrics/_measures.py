@@ -73,6 +73,9 @@ References
    biased measure for classification and community detection. arXiv:2307.01282 (the
    asymmetric normalisation) and Mutual information and the encoding of contingency tables,
    arXiv:2405.05393 (the Dirichlet-multinomial reduction); Python package clustering-mi.
+.. [RBNV14] S. Romano, J. Bailey, N. X. Vinh, K. Verspoor (2014). Standardized mutual
+   information for clustering comparisons: one step further in adjustment for chance.
+   ICML 2014, PMLR 32(2):1143-1151.
 .. [RBNV16] S. Romano, N. X. Vinh, J. Bailey, K. Verspoor (2016). Adjusting for chance
    clustering comparison measures. JMLR 17(134), 1-32.
 .. [Ma67] N. Mantel (1967). The detection of disease clustering and a generalized regression
@@ -324,6 +327,39 @@ class Measures(Diagnostics):
         deviation = 2 * t - mean
         z = math.sqrt(float(deviation * deviation / variance))
         return math.copysign(z, deviation) if deviation else 0.0
+
+    def standardized_mutual_info_score(self) -> float:
+        """Standardized mutual information: how many standard deviations the mutual
+        information lies above its expectation when one labeling is permuted at random (the
+        permutation model of :func:`adjusted_mutual_info_score`) [RBNV14]_.
+
+        The counterpart of :meth:`standardized_rand_score` for information: among many
+        clusterings compared with one reference, those with many small clusters gain mutual
+        information by chance, and dividing by its standard deviation corrects that
+        selection bias. With ``S = n MI = Σ g_ij(n_ij)``, ``g_ij(x) = x ln(x / e_ij) - x +
+        e_ij`` and ``e_ij = a_i b_j / n``, the variance is taken by rows, ``Var S = Σ_i
+        Cov(A_i, E[S | row i])`` with ``A_i`` row ``i``'s terms, and each conditional
+        expectation by a forward and a backward pass over the partial sums of a row's (or a
+        column's) counts, which are a Markov chain. It is exact but for probabilities below
+        ``2^-56`` of their distribution's mode, which are left out (checked against every
+        table of small margins and against the sum over pairs of cells of Romano et al. to
+        1e-12); Romano et al.'s own sum costs ``O(max(R, C) n³)`` and subtracts ``E[MI]²``
+        from ``E[MI²]``, losing digits at large ``n``. The cost here is about ``n (√R + √C)``
+        times a constant near 300: 20 ms at ``n = 1e4`` and seconds at ``n = 1e6`` (see the
+        benchmarks); rows and columns of equal sizes are computed once.
+
+        The value is ``(MI - E[MI]) / sqrt(Var MI)``, symmetric in the two labelings; nan
+        when the variance is 0 (every permutation gives the same mutual information: one
+        cluster on either side, all singletons on either side, or ``n - 1`` and 1 samples
+        against clusters of equal sizes). For counts only (whole-number weights).
+        """
+        self._counts_only("standardized_mutual_info_score", "samples a permutation moves")
+        table = self._native_table
+        variance = table.mutual_info_variance()
+        if variance <= 0:
+            return _NAN
+        mi, emi, _, _ = table.ami_parts()
+        return float((mi - emi) / math.sqrt(variance))
 
     def rogers_tanimoto_index(self) -> float:
         """Rogers-Tanimoto index, ``(tp + tn) / (tp + tn + 2 (fp + fn))`` [De13]_.

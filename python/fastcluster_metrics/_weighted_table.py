@@ -253,6 +253,11 @@ class WeightedTable:
             return self._core.ami_parts()
         raise ValueError(f"adjusted_mutual_info_score {NOT_COUNTS}")
 
+    def mutual_info_variance(self) -> float:
+        if self._core is not None:
+            return self._core.mutual_info_variance()
+        raise ValueError(f"the variance of the mutual information {NOT_COUNTS}")
+
     def model_parts(self, model: str, emi: bool) -> tuple[float, float, bool, bool, float | None]:
         if self._core is not None:
             return self._core.model_parts(model, emi)

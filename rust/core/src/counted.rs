@@ -269,6 +269,15 @@ impl Counted {
         of_form!(self, purity)
     }
 
+    /// The variance of the mutual information (nats) when one labeling is permuted at
+    /// random (the permutation model), for the standardized mutual information; 0.0 where
+    /// every permutation gives the same value. See `scores::standardized`.
+    pub fn mutual_info_variance(&self) -> Result<f64, Error> {
+        let cols = of_form!(self, col_sizes);
+        scores::mutual_info_variance(&size_counts(self.row_sums()), &cols, self.n())
+            .ok_or(Error::Stopped)
+    }
+
     /// What `model` expects of a table with these margins (rows the fixed side of the
     /// one-sided models): see [`model_parts`].
     pub fn model_parts(&self, model: RandomModel, emi: bool) -> Result<ModelParts, Error> {

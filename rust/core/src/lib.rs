@@ -38,7 +38,8 @@
 //!   a stride).
 //! - [`scores`]: every measure of a [`Table`]: `scores::pairs` (pair sums, purity),
 //!   `scores::info` (entropy, mutual information), `scores::reduced` (the reduced mutual
-//!   information), and the adjusted mutual information's parts side by side.
+//!   information), `scores::standardized` (the variance of the mutual information under
+//!   the permutation model), and the adjusted mutual information's parts side by side.
 //! - `models`: the random models of clusterings (Gates and Ahn 2017): the expected Rand
 //!   index and mutual information when one labeling or both are drawn at random
 //!   ([`model_parts`]); `models::blocks`, the block sizes of a random partition (Stirling

@@ -669,6 +669,15 @@ impl Table {
         ))
     }
 
+    /// The variance of the mutual information (nats) when one labeling is permuted at
+    /// random: 0.0 where every permutation gives the same value.
+    fn mutual_info_variance(&self, py: Python<'_>) -> PyResult<f64> {
+        // Seconds at a million samples: watched.
+        let long = self.long() || self.inner.n() >= 1 << 12;
+        Ok(interruptible(py, long, || self.inner.mutual_info_variance())?
+            .map_err(CoreError::from)?)
+    }
+
     /// The reduced mutual informations (bits) of the table, its transpose, the columns with
     /// themselves and the rows with themselves: Dirichlet-multinomial, or flat with `flat`.
     fn reduced_parts(&self, py: Python<'_>, flat: bool) -> PyResult<(f64, f64, f64, f64)> {

@@ -67,7 +67,7 @@ const RECIPROCAL_ODD: [f64; 24] = {
 /// x ln(x/m) + m - x, without cancellation when x is close to m (Loader, 2000), given
 /// `d = x - m` computed accurately by the caller: when x and m are large (past 2^53) and
 /// close, `x - m` in floating point would keep none of the difference's digits.
-pub(super) fn bd0(x: f64, m: f64, d: f64) -> f64 {
+pub(crate) fn bd0(x: f64, m: f64, d: f64) -> f64 {
     if d.abs() < 0.1 * (x + m) {
         let mut v = d / (x + m);
         let mut s = d * v;

@@ -18,7 +18,7 @@ use crate::stop;
 use crate::table::Table;
 
 use lanes::{emi_lanes, fits_lanes, LANES};
-pub(crate) use loader::ln_binomial;
+pub(crate) use loader::{bd0, ln_binomial};
 use walk::{pair_start_ln, pair_walk, Start};
 
 /// Expected mutual information of two random labelings with the table's

@@ -10,6 +10,7 @@
 mod info;
 mod pairs;
 mod reduced;
+mod standardized;
 
 use crate::emi::EMI_BLOCK;
 use crate::pool;
@@ -20,6 +21,7 @@ pub use info::{entropy, mutual_info};
 pub(crate) use pairs::sum_sq;
 pub use pairs::{pair_sums, purity, PairSums};
 pub use reduced::{reduced_parts, ReducedParts};
+pub(crate) use standardized::mutual_info_variance;
 
 /// The adjusted mutual information's parts: [`mutual_info`], [`expected_mutual_info`]
 /// and the [`entropy`] of the rows and of the columns, side by side on the pool's
