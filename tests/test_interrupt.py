@@ -190,6 +190,28 @@ def test_random_model_expectation_stops(tmp_path: Path) -> None:
     _assert_stopped(latency, out)
 
 
+def test_standardized_mutual_information_stops(tmp_path: Path) -> None:
+    # The variance of the mutual information walks every row's and column's partial sums
+    # (about 8 s at n = 3e6, 33 x 60, on two threads).
+    latency, out = _interrupt(
+        _child(
+            """
+            rng = np.random.default_rng(0)
+            t = rng.integers(0, 33, 3_000_000)
+            p = rng.integers(0, 60, 3_000_000)
+            """,
+            "fcm.standardized_mutual_info_score(t, p)",
+            """
+            ours = fcm.standardized_mutual_info_score(t[:5000], p[:5000])
+            again = fcm.standardized_mutual_info_score(t[:5000], p[:5000])
+            assert ours == again and abs(ours) < 5
+            """,
+        ),
+        tmp_path,
+    )
+    _assert_stopped(latency, out)
+
+
 def test_bootstrap_stops(tmp_path: Path) -> None:
     latency, out = _interrupt(
         _child(

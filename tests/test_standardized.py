@@ -102,7 +102,7 @@ def _mi(t: list[int], p: list[int]) -> float:
     """Mutual information (nats) from its definition."""
     n = len(t)
     cells: dict[tuple[int, int], int] = {}
-    for a, b in zip(t, p):
+    for a, b in zip(t, p, strict=True):
         cells[a, b] = cells.get((a, b), 0) + 1
     rows = {a: t.count(a) for a in set(t)}
     cols = {b: p.count(b) for b in set(p)}

@@ -42,7 +42,8 @@ a = rng.integers(0, 20, {n}); b = (a * 7 + rng.integers(0, 30, {n})) % 30
 w = (a * 200 + np.random.default_rng(1).integers(0, 4000, a.size)) % 4000
 print(fcm.num_threads(), repr(fcm.adjusted_rand_score(a, b)), repr(fcm.mutual_info_score(a, b)),
       repr(fcm.adjusted_mutual_info_score(a, b)), repr(fcm.mutual_info_score(a, w)),
-      repr(fcm.adjusted_mutual_info_score(a, w)))
+      repr(fcm.adjusted_mutual_info_score(a, w)),
+      repr(fcm.standardized_mutual_info_score(a[:50000], b[:50000])))
 """
 
 
@@ -64,6 +65,7 @@ def test_results_identical_across_thread_counts(threads):
         repr(fcm.adjusted_mutual_info_score(a, b)),
         repr(fcm.mutual_info_score(a, _wide(a))),
         repr(fcm.adjusted_mutual_info_score(a, _wide(a))),
+        repr(fcm.standardized_mutual_info_score(a[:50000], b[:50000])),
     ]
 
 

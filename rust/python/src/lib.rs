@@ -674,8 +674,10 @@ impl Table {
     fn mutual_info_variance(&self, py: Python<'_>) -> PyResult<f64> {
         // Seconds at a million samples: watched.
         let long = self.long() || self.inner.n() >= 1 << 12;
-        Ok(interruptible(py, long, || self.inner.mutual_info_variance())?
-            .map_err(CoreError::from)?)
+        Ok(
+            interruptible(py, long, || self.inner.mutual_info_variance())?
+                .map_err(CoreError::from)?,
+        )
     }
 
     /// The reduced mutual informations (bits) of the table, its transpose, the columns with

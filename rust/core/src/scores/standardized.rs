@@ -29,6 +29,7 @@ use rayon::prelude::*;
 use crate::emi::bd0;
 #[cfg(test)]
 use crate::emi::size_counts;
+use crate::pool;
 use crate::stop;
 
 /// Probabilities below this fraction of their distribution's mode are left out.
@@ -112,21 +113,24 @@ fn conditionals(
     q.clear();
     q.resize((hi - lo + 1) as usize, 0.0);
     q[(first.lo - lo) as usize..][..first.p.len()].copy_from_slice(&first.p);
+    let mut spare = vec![0.0; q.len()];
     let off = (xw.lo - lo) as usize;
     let (c, m) = (size as f64, pop as f64);
     for s in (states.lo..=top).rev() {
         if s < top {
             // From n = draws - s - 1 draws to n + 1: P'(x) = P(x) (m - n - c + x) / (m - n)
-            // + P(x - 1) (c - x + 1) / (m - n).
+            // + P(x - 1) (c - x + 1) / (m - n), into the spare buffer (a loop the compiler
+            // vectorizes).
             let n = (draws - s - 1) as f64;
             let inv = 1.0 / (m - n);
-            let stay = (m - n - c) * inv;
             let x0 = lo as f64;
-            for i in (1..q.len()).rev() {
-                let x = x0 + i as f64;
-                q[i] = q[i] * (stay + x * inv) + q[i - 1] * ((c - x + 1.0) * inv);
+            let (stay0, move0) = ((m - n - c + x0) * inv, (c - x0 + 1.0) * inv);
+            spare[0] = q[0] * stay0;
+            for (i, (out, pair)) in spare[1..].iter_mut().zip(q.windows(2)).enumerate() {
+                let di = (i + 1) as f64 * inv;
+                *out = pair[1] * (stay0 + di) + pair[0] * (move0 - di);
             }
-            q[0] *= stay + x0 * inv;
+            std::mem::swap(q, &mut spare);
         }
         visit(s, &q[off..][..xw.p.len()]);
     }
@@ -179,14 +183,21 @@ fn covariance(
         let mut acc = vec![[0.0; 4]; next.p.len()];
         conditionals(cur, w, (draws, sizes[k], pops[k]), &mut q, |s, q| {
             let [p, sg, sf, sgf] = cur_acc[(s - cur.lo) as usize];
-            let Some((from, to)) = span(w, next, s) else { return };
+            let Some((from, to)) = span(w, next, s) else {
+                return;
+            };
             if p == 0.0 {
                 return;
             }
             let t0 = (s + w.lo) as i64 - next.lo as i64;
-            for xi in from..=to {
-                let (qv, gx, fx) = (q[xi], gk[xi], fk[xi]);
-                let a = &mut acc[(t0 + xi as i64) as usize];
+            let t = (t0 + from as i64) as usize..(t0 + to as i64) as usize + 1;
+            let xs = from..to + 1;
+            for (((a, &qv), &gx), &fx) in acc[t]
+                .iter_mut()
+                .zip(&q[xs.clone()])
+                .zip(&gk[xs.clone()])
+                .zip(&fk[xs])
+            {
                 a[0] += p * qv;
                 a[1] += (sg + p * gx) * qv;
                 a[2] += (sf + p * fx) * qv;
@@ -229,17 +240,25 @@ fn others(
         conditionals(cur, w, (draws, sizes[k], pops[k]), &mut q, |s, q| {
             let si = (s - cur.lo) as usize;
             let (a, f) = (a_cur[si], f_cur[si]);
-            let Some((from, to)) = span(w, next, s) else { return };
+            let Some((from, to)) = span(w, next, s) else {
+                return;
+            };
             if a == 0.0 {
                 return;
             }
             // s + x - next.lo, for x = w.lo + xi (at least 0 from `from` on).
             let t0 = (s + w.lo) as i64 - next.lo as i64;
-            for xi in from..=to {
-                let (qv, t) = (q[xi], (t0 + xi as i64) as usize);
+            let t = (t0 + from as i64) as usize..(t0 + to as i64) as usize + 1;
+            let xs = from..to + 1;
+            for (((an, sn), &qv), &p) in a_next[t.clone()]
+                .iter_mut()
+                .zip(&mut s_next[t])
+                .zip(&q[xs.clone()])
+                .zip(&ph[xs])
+            {
                 let aq = a * qv;
-                a_next[t] += aq;
-                s_next[t] += f * qv + aq * ph[xi];
+                *an += aq;
+                *sn += f * qv + aq * p;
             }
         });
         if k + 1 < k_all {
@@ -263,16 +282,25 @@ fn others(
         conditionals(cur, w, (draws, sizes[k], pops[k]), &mut q, |s, q| {
             let si = (s - cur.lo) as usize;
             let (a, f) = (a_cur[si], f_cur[si]);
-            let Some((from, to)) = span(w, next, s) else { return };
+            let Some((from, to)) = span(w, next, s) else {
+                return;
+            };
             // s + x - next.lo, for x = w.lo + xi (at least 0 from `from` on).
             let t0 = (s + w.lo) as i64 - next.lo as i64;
             let (mut ahead, mut mass) = (0.0, 0.0);
-            for xi in from..=to {
-                let (qv, bn) = (q[xi], beta_next[(t0 + xi as i64) as usize]);
-                ahead += qv * (ph[xi] + bn);
+            let t = (t0 + from as i64) as usize..(t0 + to as i64) as usize + 1;
+            let xs = from..to + 1;
+            for ((((&qv, &bn), &p), nu), de) in q[xs.clone()]
+                .iter()
+                .zip(&beta_next[t])
+                .zip(&ph[xs.clone()])
+                .zip(&mut num[xs.clone()])
+                .zip(&mut den[xs])
+            {
+                ahead += qv * (p + bn);
                 mass += qv;
-                num[xi] += qv * (f + a * bn);
-                den[xi] += a * qv;
+                *nu += qv * (f + a * bn);
+                *de += a * qv;
             }
             beta[si] = if mass > 0.0 { ahead / mass } else { 0.0 };
         });
@@ -284,6 +312,15 @@ fn others(
         beta_next = beta;
     }
     Some(out)
+}
+
+/// `f` of `0..k`, in order, on the pool's threads (on this thread where there is no pool).
+fn map_all<T: Send>(k: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    if pool::threads() > 1 {
+        pool::run(|| (0..k).into_par_iter().map(f).collect())
+    } else {
+        (0..k).map(f).collect()
+    }
 }
 
 /// Whether every table with these row and column sizes (each with its number) has the
@@ -312,27 +349,24 @@ pub(crate) fn mutual_info_variance(ra: &[(u64, u64)], cb: &[(u64, u64)], n: u64)
     let (na, nb) = (ra.len(), cb.len());
     let nf = n as f64;
     // Each pair of a row size and a column size: its count's window and g on it, centred.
-    let cells: Vec<(Window, Vec<f64>)> = (0..na * nb)
-        .into_par_iter()
-        .map(|p| {
-            let (a, b) = (ra[p / nb].0, cb[p % nb].0);
-            let w = window(b, a, n);
-            let e = a as f64 * (b as f64 / nf);
-            let g: Vec<f64> = (w.lo..=w.hi())
-                .map(|x| {
-                    if x == 0 {
-                        e
-                    } else {
-                        let xf = x as f64;
-                        bd0(xf, e, xf - e)
-                    }
-                })
-                .collect();
-            let mean: f64 = g.iter().zip(&w.p).map(|(v, q)| v * q).sum();
-            let g = g.iter().map(|v| v - mean).collect();
-            (w, g)
-        })
-        .collect();
+    let cells: Vec<(Window, Vec<f64>)> = map_all(na * nb, |p| {
+        let (a, b) = (ra[p / nb].0, cb[p % nb].0);
+        let w = window(b, a, n);
+        let e = a as f64 * (b as f64 / nf);
+        let g: Vec<f64> = (w.lo..=w.hi())
+            .map(|x| {
+                if x == 0 {
+                    e
+                } else {
+                    let xf = x as f64;
+                    bd0(xf, e, xf - e)
+                }
+            })
+            .collect();
+        let mean: f64 = g.iter().zip(&w.p).map(|(v, q)| v * q).sum();
+        let g = g.iter().map(|v| v - mean).collect();
+        (w, g)
+    });
     let cell = |i: usize, j: usize| &cells[i * nb + j];
     // Every row (column), as the index of its distinct size.
     let expand = |d: &[(u64, u64)]| -> Vec<usize> {
@@ -341,7 +375,7 @@ pub(crate) fn mutual_info_variance(ra: &[(u64, u64)], cb: &[(u64, u64)], n: u64)
             .flat_map(|(i, &(_, c))| std::iter::repeat_n(i, c as usize))
             .collect()
     };
-    let (row_of, col_of) = (expand(&ra), expand(&cb));
+    let (row_of, col_of) = (expand(ra), expand(cb));
     let row_sizes: Vec<u64> = row_of.iter().map(|&i| ra[i].0).collect();
     let col_sizes: Vec<u64> = col_of.iter().map(|&j| cb[j].0).collect();
     // The first row of each distinct size.
@@ -350,15 +384,12 @@ pub(crate) fn mutual_info_variance(ra: &[(u64, u64)], cb: &[(u64, u64)], n: u64)
         first_row[i] = pos;
     }
     // By columns: E[Σ_{k≠i} g_kj | n_ij = x], for each distinct column size j and row size i.
-    let by_columns: Vec<Option<Vec<Vec<f64>>>> = (0..nb)
-        .into_par_iter()
-        .map(|j| {
-            let windows: Vec<&Window> = row_of.iter().map(|&i| &cell(i, j).0).collect();
-            let phi: Vec<&[f64]> = row_of.iter().map(|&i| cell(i, j).1.as_slice()).collect();
-            let all = others(&row_sizes, n, cb[j].0, &windows, &phi)?;
-            Some(first_row.iter().map(|&pos| all[pos].clone()).collect())
-        })
-        .collect();
+    let by_columns: Vec<Option<Vec<Vec<f64>>>> = map_all(nb, |j| {
+        let windows: Vec<&Window> = row_of.iter().map(|&i| &cell(i, j).0).collect();
+        let phi: Vec<&[f64]> = row_of.iter().map(|&i| cell(i, j).1.as_slice()).collect();
+        let all = others(&row_sizes, n, cb[j].0, &windows, &phi)?;
+        Some(first_row.iter().map(|&pos| all[pos].clone()).collect())
+    });
     let mut h = Vec::with_capacity(nb);
     for col in by_columns {
         h.push(col?);
@@ -374,16 +405,13 @@ pub(crate) fn mutual_info_variance(ra: &[(u64, u64)], cb: &[(u64, u64)], n: u64)
         })
         .collect();
     // By rows: Cov(A_i, Σ_j f_ij) for each distinct row size, times its number.
-    let by_rows: Vec<Option<f64>> = (0..na)
-        .into_par_iter()
-        .map(|i| {
-            let windows: Vec<&Window> = col_of.iter().map(|&j| &cell(i, j).0).collect();
-            let phi: Vec<&[f64]> = col_of.iter().map(|&j| f[i * nb + j].as_slice()).collect();
-            let g: Vec<&[f64]> = col_of.iter().map(|&j| cell(i, j).1.as_slice()).collect();
-            let cov = covariance(&col_sizes, n, ra[i].0, &windows, (&g, &phi))?;
-            Some(ra[i].1 as f64 * cov)
-        })
-        .collect();
+    let by_rows: Vec<Option<f64>> = map_all(na, |i| {
+        let windows: Vec<&Window> = col_of.iter().map(|&j| &cell(i, j).0).collect();
+        let phi: Vec<&[f64]> = col_of.iter().map(|&j| f[i * nb + j].as_slice()).collect();
+        let g: Vec<&[f64]> = col_of.iter().map(|&j| cell(i, j).1.as_slice()).collect();
+        let cov = covariance(&col_sizes, n, ra[i].0, &windows, (&g, &phi))?;
+        Some(ra[i].1 as f64 * cov)
+    });
     let mut var = 0.0;
     for cov in by_rows {
         var += cov?;
@@ -435,7 +463,14 @@ mod tests {
             t[i][j] = 0;
         }
         let mut all = Vec::new();
-        fill(0, 0, &mut rows.to_vec(), &mut cols.to_vec(), &mut t, &mut all);
+        fill(
+            0,
+            0,
+            &mut rows.to_vec(),
+            &mut cols.to_vec(),
+            &mut t,
+            &mut all,
+        );
         let base: f64 = rows.iter().chain(cols).map(|&x| ln_fact(x)).sum::<f64>() - ln_fact(n);
         for tab in all {
             let cells: f64 = tab.iter().flatten().map(|&x| ln_fact(x)).sum();
@@ -514,7 +549,10 @@ mod tests {
         // E[g_kl(n_kl) | given draws d of row k's a_k... ]: the mean of g over Hyp(d, w, t).
         let mean = |d: u64, w: u64, t: u64, a: u64, b: u64| -> f64 {
             let (lo, p) = pmf(d, w, t);
-            p.iter().enumerate().map(|(i, q)| q * g(a, b, lo + i as u64)).sum()
+            p.iter()
+                .enumerate()
+                .map(|(i, q)| q * g(a, b, lo + i as u64))
+                .sum()
         };
         let (mut s1, mut s2) = (0.0, 0.0);
         for (i, &a) in rows.iter().enumerate() {
@@ -564,7 +602,6 @@ mod tests {
             let n: u64 = rows.iter().sum();
             let want = by_pairs_of_cells(&rows, &cols, n);
             let got = of_sums(&rows, &cols, n).unwrap();
-            println!("{rows:?} {cols:?}: {got:e} against {want:e}: {:e}", (got - want) / want);
             assert!(
                 (got - want).abs() <= 1e-10 * want,
                 "{rows:?} {cols:?}: {got} against {want}"
@@ -582,28 +619,5 @@ mod tests {
         assert_eq!(of_sums(&[5, 1], &[2, 2, 2], 6), Some(0.0));
         assert_eq!(of_sums(&[2, 2, 2], &[1, 5], 6), Some(0.0));
         assert!(of_sums(&[5, 1], &[2, 4], 6).unwrap() > 0.0);
-    }
-}
-
-#[cfg(test)]
-mod timing {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn time_it() {
-        for &(n, r, c) in &[(100_000u64, 33u64, 60u64), (1_000_000, 33, 60), (1_000_000, 10, 10)] {
-            let split = |k: u64, salt: u64| -> Vec<u64> {
-                let w: Vec<u64> = (0..k).map(|i| 1 + (i * 2654435761 + salt) % 97).collect();
-                let s: u64 = w.iter().sum();
-                let mut v: Vec<u64> = w.iter().map(|&x| x * n / s).collect();
-                let d = n - v.iter().sum::<u64>();
-                v[0] += d;
-                v
-            };
-            let (rows, cols) = (split(r, 1), split(c, 7));
-            let t0 = std::time::Instant::now();
-            let v = mutual_info_variance(&size_counts(&rows), &size_counts(&cols), n).unwrap();
-            println!("n {n} {r}x{c}: var {v:e} sd*n {} in {:?}", v.sqrt() * n as f64, t0.elapsed());
-        }
     }
 }
