@@ -349,8 +349,8 @@ class Measures(Diagnostics):
         ``1e5`` and 2.4 s at ``1e6`` for 33 classes against 60 clusters on two threads,
         where fastami's Monte Carlo estimate takes 2.2 s to be within 0.07 (benches/README.md).
         Rows and columns of equal sizes are computed once, but each distinct size walks every
-        cluster of the other side: tables with thousands of clusters take minutes at
-        ``n = 1e6`` (Ctrl-C stops the call).
+        cluster of the other side: 33 x 20,000 takes 25 s at ``n = 1e6``, and 33 x 60 27 s at
+        ``n = 1e7`` (Ctrl-C stops the call).
 
         The value is ``(MI - E[MI]) / sqrt(Var MI)``, symmetric in the two labelings; nan
         when the variance is 0 (every permutation gives the same mutual information: one
