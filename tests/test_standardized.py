@@ -170,6 +170,9 @@ def test_smi_symmetric_and_agrees_with_the_contingency_and_evaluate():
     )
     with pytest.raises(ValueError, match="counts only"):
         fcm.standardized_mutual_info_score(t, p, sample_weight=w + 0.5)
+    # Weights that make n past 2**33 samples: refused at once, not hours of work.
+    with pytest.raises(ValueError, match=r"at most 2\*\*33 samples .* n = 85,899,345,920,000"):
+        fcm.standardized_mutual_info_score(t, p, sample_weight=np.full(5000, 2**34))
 
 
 def test_smi_of_random_labelings_is_standard():

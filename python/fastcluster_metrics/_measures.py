@@ -107,6 +107,10 @@ _RMI_VARIANTS = ("dirichlet", "flat")
 _RMI_NORMALIZATIONS = ("second", "first", "mean", "min", "max", "geometric", "none")
 
 
+_SMI_MAX_N = 2**33
+"""The most samples :meth:`Measures.standardized_mutual_info_score` takes (hours, gigabytes)."""
+
+
 def _ratio(num: float | Fraction, den: float | Fraction, degenerate: float) -> float:
     """``num / den`` rounded once, or ``degenerate`` when ``den`` is zero."""
     if den == 0:
@@ -359,6 +363,12 @@ class Measures(Diagnostics):
         """
         self._counts_only("standardized_mutual_info_score", "samples a permutation moves")
         table = self._native_table
+        if table.n > _SMI_MAX_N:
+            # Its cost and memory grow as n (whole-number weights can make n huge).
+            raise ValueError(
+                f"standardized_mutual_info_score is computed exactly for at most 2**33 samples"
+                f" (its time grows as n: 27 s at n = 1e7); this table has n = {int(table.n):,}"
+            )
         variance = table.mutual_info_variance()
         if variance <= 0:
             return _NAN
