@@ -17,12 +17,15 @@
 //! Both conditional expectations are of one kind ([`others`]): the counts of a column over
 //! the rows (or of a row over the columns) are a multivariate hypergeometric vector, and
 //! its partial sums `x_1 + … + x_k` a Markov chain, walked forward and backward. The cost
-//! is about `n (√R + √C)` times the square of the number of standard deviations kept
-//! (below); rows and columns of equal sizes are computed once.
+//! grows as `n` times the square of the number of standard deviations kept (below); rows
+//! and columns of equal sizes are computed once.
 //!
 //! Every distribution is kept where its probabilities are at least [`CUT`] of its mode's
-//! (about 8.6 standard deviations on each side of its mean) and normalized on what is kept:
-//! what is left out weighs less than 1e-15 of the variance.
+//! (about 8.8 standard deviations on each side of its mean for a wide one): the mass left
+//! out of each is of the order of 1e-17, and the variance agrees with Romano et al.'s sum over pairs of
+//! cells (computed on every probability) to 4e-13 at n = 300 (the tests below). The passes
+//! start each category's conditional distributions from the highest state's and mix in one
+//! draw at a time, so no probability is recomputed from factorials.
 
 use rayon::prelude::*;
 
