@@ -22,10 +22,10 @@
 //!
 //! Every distribution is kept where its probabilities are at least [`CUT`] of its mode's
 //! (about 8.8 standard deviations on each side of its mean for a wide one): the mass left
-//! out of each is of the order of 1e-17, and the variance agrees with Romano et al.'s sum over pairs of
-//! cells (computed on every probability) to 4e-13 at n = 300 (the tests below). The passes
-//! start each category's conditional distributions from the highest state's and mix in one
-//! draw at a time, so no probability is recomputed from factorials.
+//! out of each is of the order of 1e-17, and the variance agrees with Romano et al.'s sum
+//! over pairs of cells (computed on every probability) to 4e-13 at n = 300 (the tests
+//! below). The passes start each category's conditional distributions from the highest
+//! state's and mix in one draw at a time, so no probability is recomputed from factorials.
 
 use rayon::prelude::*;
 
