@@ -351,6 +351,16 @@ def test_the_architecture_page_describes_every_module_and_its_imports():
         if "public API" in described[name]:
             allowed.add("__init__")
         assert _imports(path) <= allowed, (name, _imports(path) - allowed)
+    # Each module imports modules of lower layers only (but for the package's public API,
+    # which the demo and the command line use as a user would).
+    layers = {}
+    for layer, first, second in re.findall(r"^\| (\d+) \| `([\w.]+)`(?:, `([\w.]+)`)?", page, re.M):
+        for name in (first, second):
+            if name:
+                layers[name.removesuffix(".py")] = int(layer)
+    for name, path in modules.items():
+        for imported in (_imports(path) & set(layers)) - {"__init__"}:
+            assert layers[imported] < layers[name], (name, imported)
     rust = ROOT / "rust" / "core" / "src"
     for path in rust.rglob("*.rs"):
         if path.name not in ("lib.rs", "mod.rs"):
