@@ -205,3 +205,72 @@ def test_smi_at_a_million_labels_against_permutations():
     assert abs(np.mean(z)) < 0.5
     assert abs(np.var(z) - 1) < 0.5
     assert fcm.standardized_mutual_info_score(t, p) == pytest.approx((mi0 - emi) / sd, rel=1e-12)
+
+
+def _partitions(n: int, largest: int | None = None):
+    """Every partition of ``n`` into parts of at most ``largest``, parts descending."""
+    if n == 0:
+        yield ()
+        return
+    for k in range(min(n, largest or n), 0, -1):
+        for rest in _partitions(n - k, k):
+            yield (k, *rest)
+
+
+def _tables(rows: tuple[int, ...], cols: tuple[int, ...]):
+    """Every table with these row and column sums."""
+
+    def fill(j: int, left: int, room: list[int], row: list[int]):
+        if j == len(room) - 1:
+            if left <= room[j]:
+                yield [*row, left]
+            return
+        for x in range(min(left, room[j]) + 1):
+            yield from fill(j + 1, left - x, room, [*row, x])
+
+    def rows_from(i: int, room: list[int]):
+        if i == len(rows):
+            if not any(room):
+                yield []
+            return
+        for row in fill(0, rows[i], room, []):
+            for rest in rows_from(i + 1, [c - x for c, x in zip(room, row, strict=True)]):
+                yield [row, *rest]
+
+    yield from rows_from(0, list(cols))
+
+
+def test_smi_every_pair_of_margins_against_every_table():
+    """For every pair of row and column sizes of up to 8 samples: nan exactly where every table
+    with those sums has the same mutual information, and otherwise the value from the exact
+    distribution over the tables (probabilities in fractions)."""
+    fact = math.factorial
+    for n in range(2, 9):
+        for rows in _partitions(n):
+            for cols in _partitions(n):
+                margins = math.prod(map(fact, rows)) * math.prod(map(fact, cols))
+                values, probs = [], []
+                for table in _tables(rows, cols):
+                    cells = math.prod(fact(x) for row in table for x in row)
+                    probs.append(float(Fraction(margins, fact(n) * cells)))
+                    values.append(
+                        math.fsum(
+                            x / n * math.log(x * n / (rows[i] * cols[j]))
+                            for i, row in enumerate(table)
+                            for j, x in enumerate(row)
+                            if x
+                        )
+                    )
+                t = np.repeat(np.arange(len(rows)), rows)
+                p = np.repeat(np.arange(len(cols)), cols)[::-1]
+                got = fcm.standardized_mutual_info_score(t, p)
+                if max(values) - min(values) < 1e-12:
+                    assert math.isnan(got), (rows, cols)
+                    continue
+                mean = math.fsum(q * v for q, v in zip(probs, values, strict=True))
+                var = math.fsum(q * (v - mean) ** 2 for q, v in zip(probs, values, strict=True))
+                mi = fcm.mutual_info_score(t, p)
+                assert got == pytest.approx((mi - mean) / math.sqrt(var), rel=1e-9, abs=1e-9), (
+                    rows,
+                    cols,
+                )
