@@ -845,3 +845,62 @@ def test_utf16_text_read_as_utf8_suggests_utf16(tmp_path, german, name):
         truth="Zelltyp",
         cli_message=f"{message} --encoding utf-16",
     )
+
+
+def test_read_ahead_reads_the_next_item_while_the_caller_holds_this_one():
+    import threading
+
+    asked = [threading.Event() for _ in range(4)]
+    closed = threading.Event()
+
+    def items():
+        try:
+            for i in range(3):
+                asked[i].set()
+                yield i
+            asked[3].set()
+        finally:
+            closed.set()
+
+    got = []
+    with contextlib.closing(_readers.read_ahead(items())) as ahead:
+        for i in ahead:
+            # While the caller holds item i, the reader has asked for the next one (waits
+            # for it for at most 30 s: the test fails if it never comes, not if it is slow).
+            assert asked[i + 1].wait(30), i
+            got.append(i)
+    assert got == [0, 1, 2]
+    assert closed.is_set()
+
+
+def test_read_ahead_raises_the_readers_error_in_order_and_stops_with_its_caller():
+    import threading
+
+    def failing():
+        yield 1
+        yield 2
+        raise ValueError("bad block")
+
+    got = []
+    with pytest.raises(ValueError, match="bad block"):
+        for item in _readers.read_ahead(failing()):
+            got.append(item)
+    assert got == [1, 2]
+    # A caller that stops early (an error of its own) stops the reader of an endless
+    # stream: the reader's thread ends once its current item is handed, and closes it.
+    finished = threading.Event()
+
+    def endless():
+        try:
+            n = 0
+            while True:
+                n += 1
+                yield n
+        finally:
+            finished.set()
+
+    ahead = _readers.read_ahead(endless())
+    assert next(ahead) == 1
+    ahead.close()
+    assert not any(t.name == "fastcluster_metrics read-ahead" for t in threading.enumerate())
+    assert finished.is_set()  # the stream was closed (its files with it)

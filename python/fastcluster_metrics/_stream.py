@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,7 @@ from ._readers import (
     check_complete,
     open_file,
     read_again,
+    read_ahead,
     weight_values,
 )
 from ._weighted_table import UNIT, WeightedTable, from_units, scale_rows
@@ -291,8 +293,8 @@ def read_contingency(
     class_weight: str | dict[Any, float] | None = None,
 ) -> Contingency:
     """The contingency table of two columns of a Parquet, CSV or Arrow IPC file, streamed in
-    batches of about ``batch_size`` rows (memory bounded by a batch and the table), or of the
-    ``obs`` of an AnnData file.
+    batches of about ``batch_size`` rows (memory bounded by two batches and the table: the next
+    batch is decoded while this one is counted), or of the ``obs`` of an AnnData file.
 
     ``truth`` and ``pred`` name the columns (rows of the table are ``truth``'s labels).
     ``format`` is ``"parquet"``, ``"csv"``, ``"tsv"``, ``"ipc"`` (Arrow IPC file or stream;
@@ -392,10 +394,16 @@ def _partial(
         progress=Progress(_PROGRESS_DELAY) if progress else None,
     )
     acc = ContingencyAccumulator(missing=missing)
-    for batch in batches:
-        w = None if weights is None else weight_values(file.name, weights, batch[weights], offset)
-        if missing == "raise":  # the error that names the file, the column and the row
-            check_complete(file.name, {truth: batch[truth], pred: batch[pred]}, offset)
-        offset += len(batch[truth])
-        acc.update(batch[truth], batch[pred], sample_weight=w)
+    # The next batch is decoded while this one is counted.
+    with closing(read_ahead(batches)) as ahead:
+        for batch in ahead:
+            w = (
+                None
+                if weights is None
+                else weight_values(file.name, weights, batch[weights], offset)
+            )
+            if missing == "raise":  # the error that names the file, the column and the row
+                check_complete(file.name, {truth: batch[truth], pred: batch[pred]}, offset)
+            offset += len(batch[truth])
+            acc.update(batch[truth], batch[pred], sample_weight=w)
     return acc._compact()
