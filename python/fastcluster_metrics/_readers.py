@@ -41,7 +41,7 @@ import importlib
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1025,7 +1025,7 @@ class DataFile:
         return self.path.name
 
 
-def read_ahead(items: Iterator[Any]) -> Iterator[Any]:
+def read_ahead(items: Iterator[Any]) -> Generator[Any, None, None]:
     """``items``, each next one read on a thread of its own while the caller works on this
     one: pyarrow decodes without the GIL, and the count releases it, so a stream runs at the
     slower of the two, not at their sum (one more batch is held). The reader's exceptions are
