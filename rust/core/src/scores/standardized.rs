@@ -27,6 +27,8 @@
 //! below). The passes start each category's conditional distributions from the highest
 //! state's and mix in one draw at a time, so no probability is recomputed from factorials.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use crate::emi::bd0;
@@ -154,12 +156,18 @@ fn chain(sizes: &[u64], total: u64, draws: u64) -> (Vec<Window>, Vec<u64>) {
     (states, pops)
 }
 
-/// The counts of category `k` from the state `s` that land in the next state's window, as
-/// indices into `w`.
-fn span(w: &Window, next: &Window, s: u64) -> Option<(usize, usize)> {
+/// The counts of a category from the state `s` that land in the next states' window: their
+/// indices into the category's window `w` and the indices of the states they reach in
+/// `next`.
+fn targets(w: &Window, next: &Window, s: u64) -> Option<(Range<usize>, Range<usize>)> {
     let from = w.lo.max(next.lo.saturating_sub(s));
     let to = w.hi().min(next.hi().checked_sub(s)?);
-    (from <= to).then(|| ((from - w.lo) as usize, (to - w.lo) as usize))
+    if from > to {
+        return None;
+    }
+    let xs = (from - w.lo) as usize..(to - w.lo) as usize + 1;
+    let t = (s + from - next.lo) as usize..(s + to - next.lo) as usize + 1;
+    Some((xs, t))
 }
 
 /// For the counts `x_k` of categories of `sizes` (summing to `total`) among `draws`
@@ -186,15 +194,9 @@ fn covariance(
         let mut acc = vec![[0.0; 4]; next.p.len()];
         conditionals(cur, w, (draws, sizes[k], pops[k]), &mut q, |s, q| {
             let [p, sg, sf, sgf] = cur_acc[(s - cur.lo) as usize];
-            let Some((from, to)) = span(w, next, s) else {
+            let Some((xs, t)) = targets(w, next, s).filter(|_| p != 0.0) else {
                 return;
             };
-            if p == 0.0 {
-                return;
-            }
-            let t0 = (s + w.lo) as i64 - next.lo as i64;
-            let t = (t0 + from as i64) as usize..(t0 + to as i64) as usize + 1;
-            let xs = from..to + 1;
             for (((a, &qv), &gx), &fx) in acc[t]
                 .iter_mut()
                 .zip(&q[xs.clone()])
@@ -243,16 +245,9 @@ fn others(
         conditionals(cur, w, (draws, sizes[k], pops[k]), &mut q, |s, q| {
             let si = (s - cur.lo) as usize;
             let (a, f) = (a_cur[si], f_cur[si]);
-            let Some((from, to)) = span(w, next, s) else {
+            let Some((xs, t)) = targets(w, next, s).filter(|_| a != 0.0) else {
                 return;
             };
-            if a == 0.0 {
-                return;
-            }
-            // s + x - next.lo, for x = w.lo + xi (at least 0 from `from` on).
-            let t0 = (s + w.lo) as i64 - next.lo as i64;
-            let t = (t0 + from as i64) as usize..(t0 + to as i64) as usize + 1;
-            let xs = from..to + 1;
             for (((an, sn), &qv), &p) in a_next[t.clone()]
                 .iter_mut()
                 .zip(&mut s_next[t])
@@ -285,14 +280,10 @@ fn others(
         conditionals(cur, w, (draws, sizes[k], pops[k]), &mut q, |s, q| {
             let si = (s - cur.lo) as usize;
             let (a, f) = (a_cur[si], f_cur[si]);
-            let Some((from, to)) = span(w, next, s) else {
+            let Some((xs, t)) = targets(w, next, s) else {
                 return;
             };
-            // s + x - next.lo, for x = w.lo + xi (at least 0 from `from` on).
-            let t0 = (s + w.lo) as i64 - next.lo as i64;
             let (mut ahead, mut mass) = (0.0, 0.0);
-            let t = (t0 + from as i64) as usize..(t0 + to as i64) as usize + 1;
-            let xs = from..to + 1;
             for ((((&qv, &bn), &p), nu), de) in q[xs.clone()]
                 .iter()
                 .zip(&beta_next[t])
