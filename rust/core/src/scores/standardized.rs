@@ -99,8 +99,8 @@ fn window(draws: u64, white: u64, total: u64) -> Window {
 /// The conditional probabilities of category `k`'s count given each state `s` of the
 /// partial sum before it, from the highest state down, on the window `xw` of its
 /// marginal: `visit(s, q)` with `q[x - xw.lo]`. Each state has one more draw left than
-/// the one above it, and one more draw mixes the probabilities in place (two products a
-/// count, no division), starting from the highest state's own window.
+/// the one above it, and one more draw mixes the probabilities into a second buffer (two
+/// products a count, no division), starting from the highest state's own window.
 fn conditionals(
     states: &Window,
     xw: &Window,
