@@ -22,6 +22,12 @@ def _codes(values):
     return np.unique(np.asarray(values), return_inverse=True)[1].reshape(-1)
 
 
+def padded_views(arr):
+    """`arr` as a slice of a longer string_view array: its views and validity bits start past
+    the buffers' start."""
+    return pa.array(["x" * 20] * 3 + list(arr) + [None], type=pa.string_view()).slice(3, len(arr))
+
+
 def _representations(values):
     """The same string labels in every container the library accepts."""
     arr = np.asarray(values, dtype=str)
@@ -42,6 +48,8 @@ def _representations(values):
     yield "arrow large_string", pa.array(arr, type=pa.large_string())
     yield "arrow binary", pa.array(np.char.encode(arr, "utf-8"), type=pa.binary())
     yield "arrow string_view", pa.array(arr, type=pa.string_view())
+    yield "arrow binary_view", pa.array(np.char.encode(arr, "utf-8"), type=pa.binary_view())
+    yield "arrow string_view slice", padded_views(arr)
     # A slice of a longer array: its offsets and validity bits start past the buffers' start.
     padded = pa.array(["x"] * 3 + list(arr) + [None], type=pa.string())
     yield "arrow slice", padded.slice(3, len(arr))
@@ -292,6 +300,56 @@ def test_arrow_strings_with_nulls_in_slices_and_chunks():
     assert (got.to_numpy() == want.to_numpy()).all()
     with pytest.raises(ValueError, match="missing"):
         fcm.adjusted_rand_score(labels, pred)
+
+
+def test_polars_strings_read_as_views_short_long_null_sliced_and_chunked():
+    """polars hands its strings over as Arrow views without copying them: labels of up to 12
+    bytes are held in their views, longer ones in the data buffers. Both kinds, nulls, a sliced
+    Series and one of several chunks count as their integer codes do, in sorted label order."""
+    rng = np.random.default_rng(5)
+    n = 400_000
+    words = [f"celltype_{i:02d}" for i in range(30)] + [
+        f"a longer cell type name {i}" for i in range(30)
+    ]
+    words += ["", "é", "x" * 12, "x" * 13, "x" * 11 + "é"]
+    values = np.array(words, dtype=object)[rng.integers(0, len(words), n)]
+    values[rng.random(n) < 0.03] = None
+    pred = rng.integers(0, 25, n)
+    series = pl.Series(values.tolist(), dtype=pl.String)
+    chunked = pl.concat([series[:123_457], series[123_457:]], rechunk=False)
+    assert chunked.n_chunks() == 2
+    present = values != None  # noqa: E711 (elementwise)
+    for labels, keep in (
+        (series, slice(None)),
+        (chunked, slice(None)),
+        (series[777:], slice(777, None)),
+    ):
+        mask = present[keep]
+        want = fcm.Contingency.from_labels(values[keep][mask].astype(str), pred[keep][mask])
+        got = fcm.Contingency.from_labels(labels, pred[keep], missing="drop")
+        assert got.classes.tolist() == sorted(set(values[keep][mask]))
+        assert (got.to_numpy() == want.to_numpy()).all()
+    whole = series.fill_null("missing")
+    assert fcm.adjusted_rand_score(whole, pred) == fcm.adjusted_rand_score(
+        _codes(whole.to_numpy().astype(str)), pred
+    )
+
+
+def test_arrow_views_that_do_not_hold_their_items_are_refused():
+    """A view pointing past its buffers (from the C data interface, unchecked) is refused."""
+    from fastcluster_metrics import _native
+
+    view = np.zeros((1, 16), dtype=np.uint8)
+    view[0, :4] = np.frombuffer(np.uint32(20).tobytes(), np.uint8)  # 20 bytes: in a buffer
+    data = np.zeros(20, dtype=np.uint8)
+    codes, first, missing = _native.encode_arrow_views([(view, [data], None, 0)])
+    assert first.tolist() == [0]
+    assert codes.tolist() == [0] and missing == 0
+    for buffers in ([], [data[:19]]):
+        with pytest.raises(ValueError, match="buffers do not hold its items"):
+            _native.encode_arrow_views([(view, buffers, None, 0)])
+    with pytest.raises(ValueError, match="16 bytes"):
+        _native.encode_arrow_views([(np.zeros((1, 8), np.uint8), [], None, 0)])
 
 
 def test_arrow_buffers_that_do_not_hold_their_items_are_refused():

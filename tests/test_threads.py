@@ -1,5 +1,6 @@
 """The thread pool: same answers at every thread count, in threads, and after fork()."""
 
+import hashlib
 import multiprocessing
 import os
 import subprocess
@@ -67,6 +68,52 @@ def test_results_identical_across_thread_counts(threads):
         repr(fcm.adjusted_mutual_info_score(a, _wide(a))),
         repr(fcm.standardized_mutual_info_score(a[:50000], b[:50000])),
     ]
+
+
+STRINGS = """
+import hashlib, sys
+import numpy as np, polars as pl, pyarrow as pa, fastcluster_metrics as fcm
+rng = np.random.default_rng(4)
+n = 1_000_000
+names = np.array([f"cell type {{i}}" * (1 + i % 3) for i in range(300)])  # 11 to 38 bytes
+codes = rng.integers(0, 300, n)
+pred = (codes * 7 + rng.integers(0, 50, n)) % 50
+u = names[codes]
+out = [str(fcm.num_threads())]
+for labels in (u, u.astype(object), np.char.encode(u), pa.array(u), pl.Series(u)):
+    c = fcm.Contingency.from_labels(labels, pred)
+    classes = [x.decode() if isinstance(x, bytes) else str(x) for x in c.classes]
+    digest = hashlib.sha256(c.to_numpy().tobytes() + "|".join(classes).encode())
+    out.append(digest.hexdigest())
+print(*out)
+"""
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_string_labels_identical_across_thread_counts(threads):
+    """A million string labels of every kind (numpy U, S and object, Arrow, polars views) give
+    the table of their integer codes, in sorted label order, on every thread count."""
+    env = dict(os.environ, FASTCLUSTER_METRICS_NUM_THREADS=threads)
+    out = subprocess.run(
+        [sys.executable, "-c", STRINGS.format()],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert out[0] == threads
+    rng = np.random.default_rng(4)
+    n = 1_000_000
+    names = np.array([f"cell type {i}" * (1 + i % 3) for i in range(300)])
+    codes = rng.integers(0, 300, n)
+    pred = (codes * 7 + rng.integers(0, 50, n)) % 50
+    order = np.argsort(names)
+    rank = np.empty(300, np.int64)
+    rank[order] = np.arange(300)
+    table = fcm.contingency_matrix(rank[codes], pred)
+    classes = "|".join(names[order].tolist()).encode()
+    want = hashlib.sha256(table.tobytes() + classes).hexdigest()
+    assert out[1:] == [want] * 5
 
 
 def test_many_python_threads_share_arrays():

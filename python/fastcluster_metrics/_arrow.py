@@ -48,32 +48,82 @@ def _string_chunks(arr: Any) -> list[Any] | None:
     return chunks
 
 
+def _view_chunks(arr: Any) -> list[Any]:
+    """The chunks of an Arrow string_view or binary_view array (or chunked array) as
+    ``_native.encode_arrow_views`` reads them: (views from the chunk's first item, 16 bytes a
+    row, the data buffers, validity bitmap or None, the chunk's first bit), all viewing
+    Arrow's buffers."""
+    import pyarrow as pa
+
+    chunks = []
+    for chunk in arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]:
+        if len(chunk) == 0:
+            continue
+        validity, views, *data = chunk.buffers()
+        start, end = chunk.offset, chunk.offset + len(chunk)
+        rows = np.frombuffer(views, dtype=np.uint8, count=16 * end).reshape(end, 16)[start:]
+        buffers = [np.frombuffer(b, dtype=np.uint8) for b in data if b is not None]
+        bits = np.frombuffer(validity, dtype=np.uint8) if chunk.null_count else None
+        chunks.append((rows, buffers, bits, start))
+    return chunks
+
+
+def _is_view(kind: Any) -> bool:
+    """Whether an Arrow type is string_view or binary_view (pyarrow >= 16 has them)."""
+    import pyarrow as pa
+
+    test_string = getattr(pa.types, "is_string_view", None)
+    test_binary = getattr(pa.types, "is_binary_view", None)
+    return bool(test_string and (test_string(kind) or test_binary(kind)))
+
+
+def _polars_arrow(labels: Any) -> Any:
+    """A polars Series as Arrow, without copying its strings where polars and pyarrow both
+    know Arrow's string views (polars >= 1.1, pyarrow >= 16); as large_string otherwise."""
+    import polars as pl
+    import pyarrow as pa
+
+    if hasattr(pl, "CompatLevel") and hasattr(pa, "string_view"):
+        return labels.to_arrow(compat_level=pl.CompatLevel.newest())
+    return labels.to_arrow()
+
+
 def arrow_string_codes(labels: Any) -> tuple[NDArray[Any], NDArray[Any] | None, Any] | None:
     """(codes in sorted label order, missing mask or None, a callable giving the labels) of an
     Arrow string or binary column or a polars String column, hashed in place by the core; None
     for other columns."""
     arr = labels
-    if type(labels).__module__.startswith("polars"):
+    polars = type(labels).__module__.startswith("polars")
+    if polars:
         import polars as pl
 
         if labels.dtype not in (pl.String, pl.Binary):
             return None
-        arr = labels.to_arrow()
+        arr = _polars_arrow(labels)
     import pyarrow as pa
 
     if not isinstance(arr, (pa.Array, pa.ChunkedArray)):
         return None
-    if pa.types.is_string_view(arr.type) or pa.types.is_binary_view(arr.type):
-        wide = pa.large_binary() if pa.types.is_binary_view(arr.type) else pa.large_string()
-        arr = arr.cast(wide)
-    chunks = _string_chunks(arr)
-    if chunks is None:
-        return None
-    codes, first, n_missing = _native.encode_arrow(chunks)
+    view = _is_view(arr.type)
+    if view:
+        codes, first, n_missing = _native.encode_arrow_views(_view_chunks(arr))
+    else:
+        chunks = _string_chunks(arr)
+        if chunks is None:
+            return None
+        codes, first, n_missing = _native.encode_arrow(chunks)
     missing = codes == _native.MISSING if n_missing else None
 
     def uniques() -> NDArray[Any]:
-        return np.asarray(arr.take(first).to_numpy(zero_copy_only=False))
+        if polars:
+            return np.asarray(labels.gather(first).to_numpy())
+        # pyarrow has no `take` for views: the array is cast first (copied), only here.
+        source = (
+            arr.cast(pa.large_binary() if pa.types.is_binary_view(arr.type) else pa.large_string())
+            if view
+            else arr
+        )
+        return np.asarray(source.take(first).to_numpy(zero_copy_only=False))
 
     return codes, missing, uniques
 
@@ -96,8 +146,10 @@ def _dictionary_parts(arr: Any) -> tuple[Any, Any]:
         if pa.types.is_floating(arr.type):
             # NaN is a missing label, as in a numpy float array.
             arr = pc.if_else(pc.is_nan(arr), pa.scalar(None, arr.type), arr)
-        if pa.types.is_string_view(arr.type):
-            arr = arr.cast(pa.large_string())
+        if _is_view(arr.type):
+            arr = arr.cast(
+                pa.large_binary() if pa.types.is_binary_view(arr.type) else pa.large_string()
+            )
         arr = pc.dictionary_encode(arr)
     return arr.indices, arr.dictionary
 

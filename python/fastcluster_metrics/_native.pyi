@@ -15,6 +15,7 @@ __all__ = [
     "count_weighted",
     "dendrogram_cuts",
     "encode_arrow",
+    "encode_arrow_views",
     "encode_fixed",
     "encode_objects",
     "num_threads",
@@ -96,6 +97,9 @@ def encode_arrow(
             NDArray[np.int32] | NDArray[np.int64], NDArray[np.uint8], NDArray[np.uint8] | None, int
         ]
     ],
+) -> tuple[NDArray[np.uint32], NDArray[np.uintp], int]: ...
+def encode_arrow_views(
+    chunks: list[tuple[NDArray[np.uint8], list[NDArray[np.uint8]], NDArray[np.uint8] | None, int]],
 ) -> tuple[NDArray[np.uint32], NDArray[np.uintp], int]: ...
 def encode_fixed(
     data: NDArray[np.uint8], width: int, unicode: bool

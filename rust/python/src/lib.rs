@@ -454,6 +454,53 @@ fn encode_arrow<'py>(py: Python<'py>, chunks: Vec<ArrowChunk<'py>>) -> PyResult<
     Ok(codes_out(py, codes))
 }
 
+/// One chunk of an Arrow `string_view` or `binary_view` array: (its views from its first
+/// item, 16 bytes a row, its data buffers, its validity bitmap or None, the bit of its
+/// first item).
+type ViewChunk<'py> = (
+    PyReadonlyArray2<'py, u8>,
+    Vec<PyReadonlyArray1<'py, u8>>,
+    Option<PyReadonlyArray1<'py, u8>>,
+    usize,
+);
+
+/// [`encode_arrow`] for an Arrow `string_view` or `binary_view` array (polars' strings).
+#[pyfunction]
+fn encode_arrow_views<'py>(
+    py: Python<'py>,
+    chunks: Vec<ViewChunk<'py>>,
+) -> PyResult<CodesOut<'py>> {
+    let mut buffers = Vec::with_capacity(chunks.len());
+    for (views, data, _, _) in &chunks {
+        if views.shape()[1] != 16 {
+            return Err(PyValueError::new_err("Arrow views are 16 bytes each"));
+        }
+        let data = data
+            .iter()
+            .map(|d| d.as_slice())
+            .collect::<Result<Vec<_>, _>>()?;
+        buffers.push((views.as_slice()?.as_chunks::<16>().0, data));
+    }
+    let mut parts = Vec::with_capacity(chunks.len());
+    for ((views, data), (_, _, bits, bit)) in buffers.iter().zip(&chunks) {
+        parts.push(encode::ViewChunk {
+            views,
+            buffers: data,
+            valid: match bits {
+                Some(b) => Some(encode::Bitmap {
+                    bits: b.as_slice()?,
+                    offset: *bit,
+                }),
+                None => None,
+            },
+        });
+    }
+    let n = parts.iter().map(|c| c.views.len()).sum::<usize>();
+    let codes =
+        interruptible(py, n >= LONG, || encode::encode_views(&parts))?.map_err(CoreError::from)?;
+    Ok(codes_out(py, codes))
+}
+
 impl ArrowOffsets<'_> {
     fn len(&self) -> usize {
         match self {
@@ -714,6 +761,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dendrogram_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(encode_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_arrow_views, m)?)?;
     m.add_function(wrap_pyfunction!(encode_fixed, m)?)?;
     m.add_function(wrap_pyfunction!(encode_objects, m)?)?;
     m.add("MISSING", encode::MISSING)?;

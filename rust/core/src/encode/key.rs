@@ -3,6 +3,7 @@
 //! points. Each key orders as its label.
 
 use std::cmp::Ordering;
+use std::hash::{Hash, Hasher};
 
 /// Up to this many bytes are packed.
 const SHORT: usize = 15;
@@ -21,7 +22,7 @@ fn pack(word: [u8; 16], len: usize) -> u128 {
 
 /// An item's bytes as a hash key: up to [`SHORT`] bytes packed in a `u128` (compared
 /// and hashed as one number, most labels), longer ones as their slice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Bytes<'a> {
     /// The bytes from the most significant byte down, zero-padded, and the length in the
     /// lowest byte: the numbers' order is the bytes' order.
@@ -46,6 +47,14 @@ impl<'a> Bytes<'a> {
         Bytes::Short(pack(word, len))
     }
 
+    /// The key of an item of `len` ≤ 15 bytes given as the first `len` bytes of `word`
+    /// (the rest ignored).
+    #[inline(always)]
+    pub(super) fn inline(word: [u8; 16], len: usize) -> Bytes<'a> {
+        debug_assert!(len <= SHORT);
+        Bytes::Short(pack(word, len))
+    }
+
     /// The item's bytes (a short one's copied into `buffer`).
     fn bytes<'b>(&'b self, buffer: &'b mut [u8; 16]) -> &'b [u8] {
         match *self {
@@ -54,6 +63,18 @@ impl<'a> Bytes<'a> {
                 &buffer[..(word & 0xff) as usize]
             }
             Bytes::Long(bytes) => bytes,
+        }
+    }
+}
+
+impl Hash for Bytes<'_> {
+    /// A short key as its number, a long one as its bytes; no tag is needed, as the two
+    /// never hold items of the same length (and a derived hash's tag costs a multiply).
+    #[inline(always)]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match *self {
+            Bytes::Short(word) => state.write_u128(word),
+            Bytes::Long(bytes) => state.write(bytes),
         }
     }
 }
@@ -76,7 +97,9 @@ impl PartialOrd for Bytes<'_> {
 
 /// One item of a numpy `U` array as a key: UCS-4 code points in native byte order, padded
 /// with zeros, ordered by code point (as numpy and Python order strings). (Packing short
-/// Latin-1 items into a `u128`, as [`Bytes`] does, ran no faster: same instruction count.)
+/// Latin-1 items into a `u128`, as [`Bytes`] does, ran no faster: same instruction count.
+/// Nor did items of up to 64 bytes read as words, compared without `memcmp` and hashed by
+/// pairs of words: 141 ms against 139 ms for 1e7 `U11` items on one thread.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct Ucs4<'a>(pub(super) &'a [u8]);
 

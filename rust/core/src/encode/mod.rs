@@ -14,7 +14,7 @@ mod arrow;
 mod blocks;
 mod key;
 
-pub use arrow::{encode_arrow, Bitmap, StrChunk};
+pub use arrow::{encode_arrow, encode_views, Bitmap, StrChunk, ViewChunk};
 pub use blocks::{encode, encode_until, Codes, MISSING};
 use blocks::{encode_block, finish, PARALLEL_MIN};
 
@@ -116,6 +116,74 @@ mod tests {
         assert_eq!(par.first.len(), 1000);
         for (rank, &first) in par.first.iter().enumerate() {
             assert_eq!(par.codes[first] as usize, rank);
+        }
+    }
+
+    /// Codes of fixed-width items by brute force: each item's rank among the distinct
+    /// items, ordered by `order`'s keys.
+    fn ranks<T: Ord>(data: &[u8], width: usize, order: impl Fn(&[u8]) -> T) -> Vec<u32> {
+        let keys: std::collections::BTreeSet<T> = data.chunks(width).map(&order).collect();
+        let keys: Vec<T> = keys.into_iter().collect();
+        data.chunks(width)
+            .map(|item| keys.binary_search(&order(item)).unwrap() as u32)
+            .collect()
+    }
+
+    #[test]
+    fn fixed_width_items_of_every_width_order_as_numpy_does() {
+        // Items from a few values that differ in one byte or one code point at any place,
+        // including zeros, 0xff and code points past the Basic Multilingual Plane.
+        let points = [0u32, 1, 0x41, 0xe9, 0x100, 0xff00, 0x1_0000, 0x10_ffff];
+        let bytes = [0u8, 1, 0x41, 0x7f, 0x80, 0xfe, 0xff];
+        let mut state = 7u64;
+        let mut next = |k: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize % k
+        };
+        for chars in 1..=20 {
+            let width = 4 * chars;
+            // Few distinct items (mostly equal but for a place or two), many samples; large
+            // enough at small widths to be split in parallel blocks.
+            let n = if chars <= 3 { 40_000 } else { 3_000 };
+            let bases: Vec<Vec<u32>> = (0..5)
+                .map(|_| (0..chars).map(|_| points[next(points.len())]).collect())
+                .collect();
+            let mut data = Vec::with_capacity(n * width);
+            for _ in 0..n {
+                let mut item = bases[next(bases.len())].clone();
+                item[next(chars)] = points[next(points.len())];
+                data.extend(item.iter().flat_map(|p| p.to_ne_bytes()));
+            }
+            let want = ranks(&data, width, |it| {
+                it.chunks(4)
+                    .map(|c| u32::from_ne_bytes(c.try_into().unwrap()))
+                    .collect::<Vec<_>>()
+            });
+            assert_eq!(
+                encode_fixed(&data, width, true).unwrap().codes,
+                want,
+                "U{chars}"
+            );
+        }
+        for width in 1..=80 {
+            let n = if width <= 12 { 40_000 } else { 3_000 };
+            let bases: Vec<Vec<u8>> = (0..5)
+                .map(|_| (0..width).map(|_| bytes[next(bytes.len())]).collect())
+                .collect();
+            let mut data = Vec::with_capacity(n * width);
+            for _ in 0..n {
+                let mut item = bases[next(bases.len())].clone();
+                item[next(width)] = bytes[next(bytes.len())];
+                data.extend_from_slice(&item);
+            }
+            let want = ranks(&data, width, <[u8]>::to_vec);
+            assert_eq!(
+                encode_fixed(&data, width, false).unwrap().codes,
+                want,
+                "S{width}"
+            );
         }
     }
 
