@@ -117,15 +117,17 @@ fn avx512_dq<K: Kernel>(kernel: K) -> K::Output {
 }
 
 /// Asks the CPU to start loading the cache line holding `x`: a hint that reads nothing
-/// into the program, so it cannot fault or change a result.
+/// into the program, so it cannot fault or change a result, whatever `x` points at.
 #[inline(always)]
-pub(crate) fn prefetch<T>(x: &T) {
+pub fn prefetch<T>(x: *const T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `_mm_prefetch` needs SSE, which every x86-64 CPU has; it dereferences nothing.
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+        _mm_prefetch::<_MM_HINT_T0>(x.cast());
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// The tables a wide table's mutual-information terms read.

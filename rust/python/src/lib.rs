@@ -510,6 +510,9 @@ impl ArrowOffsets<'_> {
     }
 }
 
+/// How many items ahead an object array's objects are asked for.
+const AHEAD: usize = 16;
+
 /// Codes of an object array of `str`, read from CPython's string data with no
 /// Python-level loop. `None`, float NaN and the objects in `missing_values`
 /// are missing labels (code 2**32 - 1). Returns None when an item is anything
@@ -532,6 +535,13 @@ fn encode_objects<'py>(
     // ends the pass as an item that cannot be encoded would, and is raised).
     let mut signal = None;
     let keys = items.iter().enumerate().map(|(i, obj)| {
+        // The objects lie anywhere in memory: asking for those a few items ahead (their
+        // headers, and the line where a short string's characters end) overlaps the waits.
+        if let Some(ahead) = items.get(i + AHEAD) {
+            let at = ahead.as_ptr().cast::<u8>();
+            fcm::prefetch(at);
+            fcm::prefetch(at.wrapping_add(63));
+        }
         if i % stop::EVERY == 0 {
             if let Err(e) = py.check_signals() {
                 signal = Some(e);
@@ -539,12 +549,12 @@ fn encode_objects<'py>(
             }
         }
         match obj.cast_bound::<PyString>(py) {
-            Ok(s) => s.to_str().ok().map(Some),
+            Ok(s) => s.to_str().ok().map(|s| Some(s.as_bytes())),
             Err(_) if is_missing(obj) => Some(None),
             Err(_) => None,
         }
     });
-    let codes = encode::encode_until(items.len(), keys).map_err(CoreError::from);
+    let codes = encode::encode_bytes_until(items.len(), keys).map_err(CoreError::from);
     if let Some(e) = signal {
         return Err(e);
     }

@@ -40,7 +40,7 @@ where
 
 /// Like [`encode`], for items that may turn out not to be encodable: the first
 /// outer `None` stops the pass and gives `Ok(None)`. `len` is the number of items.
-pub fn encode_until<K, I>(len: usize, items: I) -> Result<Option<Codes>, Error>
+pub(super) fn encode_until<K, I>(len: usize, items: I) -> Result<Option<Codes>, Error>
 where
     K: Hash + Eq + Ord + Copy + Send + Sync,
     I: Iterator<Item = Option<Option<K>>>,

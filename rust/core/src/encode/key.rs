@@ -20,6 +20,33 @@ fn pack(word: [u8; 16], len: usize) -> u128 {
     (u128::from_be_bytes(word) & keep & !0xff) | len as u128
 }
 
+/// The low `keep` bytes of `x` (`keep` ≤ 8).
+#[inline(always)]
+fn low(x: u64, keep: usize) -> u128 {
+    u128::from(x & u64::MAX.checked_shr(64 - 8 * keep as u32).unwrap_or(0))
+}
+
+/// [`pack`] of `bytes` (at most [`SHORT`]), read as two overlapping words, not copied.
+#[inline(always)]
+fn load(bytes: &[u8]) -> u128 {
+    let len = bytes.len();
+    let word = |at: usize| u64::from_be_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]));
+    let half = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap_or([0; 4]));
+    let high = if len >= 8 {
+        // Bytes 0..8, then bytes 8..len: the last len - 8 of the word ending at len.
+        (u128::from(word(0)) << 64) | (low(word(len - 8), len - 8) << (64 - 8 * (len - 8)))
+    } else if len >= 4 {
+        let rest = low(u64::from(half(len - 4)), len - 4);
+        (u128::from(half(0)) << 96) | (rest << (96 - 8 * (len - 4)))
+    } else {
+        bytes
+            .iter()
+            .enumerate()
+            .fold(0, |v, (i, &b)| v | (u128::from(b) << (120 - 8 * i)))
+    };
+    high | len as u128
+}
+
 /// An item's bytes as a hash key: up to [`SHORT`] bytes packed in a `u128` (compared
 /// and hashed as one number, most labels), longer ones as their slice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,12 +66,14 @@ impl<'a> Bytes<'a> {
         if len > SHORT {
             return Bytes::Long(bytes);
         }
-        let mut word = [0u8; 16];
         match window {
-            Some(w) => word.copy_from_slice(w),
-            None => word[..len].copy_from_slice(bytes),
+            Some(w) => {
+                let mut word = [0u8; 16];
+                word.copy_from_slice(w);
+                Bytes::Short(pack(word, len))
+            }
+            None => Bytes::Short(load(bytes)),
         }
-        Bytes::Short(pack(word, len))
     }
 
     /// The key of an item of `len` ≤ 15 bytes given as the first `len` bytes of `word`
@@ -123,16 +152,32 @@ mod tests {
 
     #[test]
     fn short_keys_order_as_their_bytes() {
-        let words: [&[u8]; 9] = [
+        let words: [&[u8]; 25] = [
             b"",
             b"\0",
             b"a",
             b"a\0",
             b"ab",
+            b"abc",
+            b"ab\xff",
+            b"abcd",
+            b"abcde",
+            b"abcdef",
+            b"abcdefg",
+            b"abcdeff",
+            b"abcdefgh",
+            b"abcdefgi",
+            b"abcdefghi",
+            b"abcdefgh\0i",
+            b"abcdefghijkl",
+            b"abcdefghijklm",
+            b"abcdefghijklmn",
             b"abcdefghijklmno",
             b"abcdefghijklmnop",
             b"abcdefghijklmno\0",
             b"\xff\xff",
+            b"\xff\xff\xff\xff\xff",
+            b"\xff\xff\xff\xff\xff\xff\xff\xff\xff",
         ];
         let data: Vec<u8> = words.concat();
         let mut start = 0;

@@ -15,8 +15,20 @@ mod blocks;
 mod key;
 
 pub use arrow::{encode_arrow, encode_views, Bitmap, StrChunk, ViewChunk};
-pub use blocks::{encode, encode_until, Codes, MISSING};
-use blocks::{encode_block, finish, PARALLEL_MIN};
+pub use blocks::{encode, Codes, MISSING};
+use blocks::{encode_block, encode_until, finish, PARALLEL_MIN};
+
+/// Like [`encode`], for labels given as their bytes (ordered bytewise: code point order for
+/// UTF-8) that may turn out not to be encodable: the first outer `None` stops the pass and
+/// gives `Ok(None)`. `len` is the number of items.
+pub fn encode_bytes_until<'a, I>(len: usize, items: I) -> Result<Option<Codes>, Error>
+where
+    I: Iterator<Item = Option<Option<&'a [u8]>>>,
+{
+    // Short labels are keyed as one number (no `memcmp` to compare them).
+    let keys = items.map(|item| item.map(|label| label.map(|b| key::Bytes::new(b, None))));
+    encode_until(len, keys)
+}
 
 /// Encodes fixed-width items, in parallel blocks when it pays.
 fn encode_chunks<'a, K, F>(data: &'a [u8], width: usize, key: F) -> Result<Codes, Error>
