@@ -124,6 +124,56 @@ impl PartialOrd for Bytes<'_> {
     }
 }
 
+/// A numpy `U` item of at most four code points (16 bytes) as one number: its bytes as
+/// they lie, zero-padded, compared for equality and hashed as a number, ordered by code
+/// point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct Ucs4Short(u128);
+
+impl Ucs4Short {
+    /// The bits of a `width`-byte item's number ([`Ucs4Short::new`]'s `keep`).
+    pub(super) fn keep(width: usize) -> u128 {
+        let mut keep = [0u8; 16];
+        keep[..width].fill(0xff);
+        u128::from_ne_bytes(keep)
+    }
+
+    /// The key of the item of `width` bytes at the start of `rest` (the bytes from it to
+    /// the end of its block), read at once where `rest` holds 16 bytes; `keep` is
+    /// [`Ucs4Short::keep`] of `width`.
+    #[inline(always)]
+    pub(super) fn new(rest: &[u8], width: usize, keep: u128) -> Self {
+        let word = match rest.first_chunk::<16>() {
+            Some(w) => u128::from_ne_bytes(*w),
+            None => {
+                let mut word = [0u8; 16];
+                word[..width].copy_from_slice(&rest[..width]);
+                u128::from_ne_bytes(word)
+            }
+        };
+        Ucs4Short(word & keep)
+    }
+
+    fn points(self) -> [u32; 4] {
+        let b = self.0.to_ne_bytes();
+        std::array::from_fn(|i| {
+            u32::from_ne_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+        })
+    }
+}
+
+impl Ord for Ucs4Short {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.points().cmp(&other.points())
+    }
+}
+
+impl PartialOrd for Ucs4Short {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// One item of a numpy `U` array as a key: UCS-4 code points in native byte order, padded
 /// with zeros, ordered by code point (as numpy and Python order strings). (Packing short
 /// Latin-1 items into a `u128`, as [`Bytes`] does, ran no faster: same instruction count.

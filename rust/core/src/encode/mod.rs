@@ -70,6 +70,42 @@ where
     finish(codes, block, blocks?.into_iter().flatten().collect())
 }
 
+/// Encodes `U` items of at most four code points as [`key::Ucs4Short`] keys.
+fn encode_short(data: &[u8], width: usize) -> Result<Codes, Error> {
+    // Fixed-width items, as `encode_chunks` cuts them, but each read with the bytes after it.
+    let n = data.len() / width;
+    let threads = if n >= PARALLEL_MIN {
+        pool::threads()
+    } else {
+        1
+    };
+    let block = n.div_ceil(threads).max(1);
+    let mut codes = pages::zeroed::<u32>(n);
+    let keep = key::Ucs4Short::keep(width);
+    let run = |(i, (bytes, out)): (usize, (&[u8], &mut [u32]))| {
+        let items = out.len();
+        let keys =
+            (0..items).map(|j| Some(Some(key::Ucs4Short::new(&bytes[j * width..], width, keep))));
+        encode_block(out, i * block, keys)
+    };
+    let blocks: Result<Vec<_>, Error> = if threads <= 1 {
+        data.chunks(block * width)
+            .zip(codes.chunks_mut(block))
+            .enumerate()
+            .map(run)
+            .collect()
+    } else {
+        pool::run(|| {
+            data.par_chunks(block * width)
+                .zip(codes.par_chunks_mut(block))
+                .enumerate()
+                .map(run)
+                .collect()
+        })
+    };
+    finish(codes, block, blocks?.into_iter().flatten().collect())
+}
+
 /// Encodes a numpy fixed-width string array given as its raw bytes: `S`
 /// (bytes, ordered bytewise) or, with `unicode`, `U` (UCS-4, ordered by code point).
 pub fn encode_fixed(data: &[u8], width: usize, unicode: bool) -> Result<Codes, Error> {
@@ -78,7 +114,9 @@ pub fn encode_fixed(data: &[u8], width: usize, unicode: bool) -> Result<Codes, E
     if width == 0 || !data.len().is_multiple_of(width) || (unicode && !width.is_multiple_of(4)) {
         return Err(Error::BadItemWidth);
     }
-    if unicode {
+    if unicode && width <= 16 {
+        encode_short(data, width)
+    } else if unicode {
         encode_chunks(data, width, key::Ucs4)
     } else {
         encode_chunks(data, width, |s| key::Bytes::new(s, None))
