@@ -48,16 +48,17 @@ print(fcm.num_threads(), repr(fcm.adjusted_rand_score(a, b)), repr(fcm.mutual_in
 """
 
 
+def _child_output(script, threads):
+    """The words `script` prints, run in a child process with a pool of `threads`."""
+    env = dict(os.environ, FASTCLUSTER_METRICS_NUM_THREADS=threads)
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.split()
+
+
 @pytest.mark.parametrize("threads", ["1", "2", "3"])
 def test_results_identical_across_thread_counts(threads):
-    env = dict(os.environ, FASTCLUSTER_METRICS_NUM_THREADS=threads)
-    out = subprocess.run(
-        [sys.executable, "-c", SCRIPT.format(n=N)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    out = _child_output(SCRIPT.format(n=N), threads)
     assert out[0] == threads
     a, b = _labels()
     assert out[1:] == [
@@ -93,14 +94,7 @@ print(*out)
 def test_string_labels_identical_across_thread_counts(threads):
     """A million string labels of every kind (numpy U, S and object, Arrow, polars views) give
     the table of their integer codes, in sorted label order, on every thread count."""
-    env = dict(os.environ, FASTCLUSTER_METRICS_NUM_THREADS=threads)
-    out = subprocess.run(
-        [sys.executable, "-c", STRINGS.format()],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    out = _child_output(STRINGS.format(), threads)
     assert out[0] == threads
     rng = np.random.default_rng(4)
     n = 1_000_000

@@ -72,9 +72,9 @@ def _is_view(kind: Any) -> bool:
     """Whether an Arrow type is string_view or binary_view (pyarrow >= 16 has them)."""
     import pyarrow as pa
 
-    test_string = getattr(pa.types, "is_string_view", None)
-    test_binary = getattr(pa.types, "is_binary_view", None)
-    return bool(test_string and (test_string(kind) or test_binary(kind)))
+    if not hasattr(pa.types, "is_string_view"):
+        return False
+    return bool(pa.types.is_string_view(kind) or pa.types.is_binary_view(kind))
 
 
 def _polars_arrow(labels: Any) -> Any:

@@ -30,11 +30,13 @@ where
     encode_until(len, keys)
 }
 
-/// Encodes fixed-width items, in parallel blocks when it pays.
-fn encode_chunks<'a, K, F>(data: &'a [u8], width: usize, key: F) -> Result<Codes, Error>
+/// Encodes fixed-width items, in parallel blocks when it pays: `keys` gives the keys of a
+/// block's items from the block's bytes.
+fn encode_chunks<'a, K, I, F>(data: &'a [u8], width: usize, keys: F) -> Result<Codes, Error>
 where
     K: Hash + Eq + Ord + Copy + Send + Sync,
-    F: Fn(&'a [u8]) -> K + Sync,
+    I: Iterator<Item = K>,
+    F: Fn(&'a [u8]) -> I + Sync,
 {
     let n = data.len() / width;
     let threads = if n >= PARALLEL_MIN {
@@ -45,11 +47,7 @@ where
     let block = n.div_ceil(threads).max(1);
     let mut codes = pages::zeroed::<u32>(n);
     let run = |(i, (bytes, out)): (usize, (&'a [u8], &mut [u32]))| {
-        encode_block(
-            out,
-            i * block,
-            bytes.chunks_exact(width).map(|s| Some(Some(key(s)))),
-        )
+        encode_block(out, i * block, keys(bytes).map(|k| Some(Some(k))))
     };
     let blocks: Result<Vec<_>, Error> = if threads <= 1 {
         data.chunks(block * width)
@@ -70,42 +68,6 @@ where
     finish(codes, block, blocks?.into_iter().flatten().collect())
 }
 
-/// Encodes `U` items of at most four code points as [`key::Ucs4Short`] keys.
-fn encode_short(data: &[u8], width: usize) -> Result<Codes, Error> {
-    // Fixed-width items, as `encode_chunks` cuts them, but each read with the bytes after it.
-    let n = data.len() / width;
-    let threads = if n >= PARALLEL_MIN {
-        pool::threads()
-    } else {
-        1
-    };
-    let block = n.div_ceil(threads).max(1);
-    let mut codes = pages::zeroed::<u32>(n);
-    let keep = key::Ucs4Short::keep(width);
-    let run = |(i, (bytes, out)): (usize, (&[u8], &mut [u32]))| {
-        let items = out.len();
-        let keys =
-            (0..items).map(|j| Some(Some(key::Ucs4Short::new(&bytes[j * width..], width, keep))));
-        encode_block(out, i * block, keys)
-    };
-    let blocks: Result<Vec<_>, Error> = if threads <= 1 {
-        data.chunks(block * width)
-            .zip(codes.chunks_mut(block))
-            .enumerate()
-            .map(run)
-            .collect()
-    } else {
-        pool::run(|| {
-            data.par_chunks(block * width)
-                .zip(codes.par_chunks_mut(block))
-                .enumerate()
-                .map(run)
-                .collect()
-        })
-    };
-    finish(codes, block, blocks?.into_iter().flatten().collect())
-}
-
 /// Encodes a numpy fixed-width string array given as its raw bytes: `S`
 /// (bytes, ordered bytewise) or, with `unicode`, `U` (UCS-4, ordered by code point).
 pub fn encode_fixed(data: &[u8], width: usize, unicode: bool) -> Result<Codes, Error> {
@@ -115,11 +77,20 @@ pub fn encode_fixed(data: &[u8], width: usize, unicode: bool) -> Result<Codes, E
         return Err(Error::BadItemWidth);
     }
     if unicode && width <= 16 {
-        encode_short(data, width)
+        // Each item read with the bytes after it, 16 at once.
+        let keep = key::Ucs4Short::keep(width);
+        encode_chunks(data, width, |bytes| {
+            let items = bytes.len() / width;
+            (0..items).map(move |j| key::Ucs4Short::new(&bytes[j * width..], width, keep))
+        })
     } else if unicode {
-        encode_chunks(data, width, key::Ucs4)
+        encode_chunks(data, width, |bytes| {
+            bytes.chunks_exact(width).map(key::Ucs4)
+        })
     } else {
-        encode_chunks(data, width, |s| key::Bytes::new(s, None))
+        encode_chunks(data, width, |bytes| {
+            bytes.chunks_exact(width).map(|s| key::Bytes::new(s, None))
+        })
     }
 }
 
