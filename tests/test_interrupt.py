@@ -267,12 +267,14 @@ def test_stream_keeps_whole_chunks(tmp_path: Path) -> None:
 
 
 def test_command_line_exits_130_with_one_line(tmp_path: Path) -> None:
-    # A stream of 1e7 rows read 100 at a time: about 7 s.
+    # A stream of 4e7 rows (300 MB): about 7 s, so the signal lands well before its end (1e7
+    # rows took 2.4 s once short Arrow strings were hashed as one number, and the signal, sent
+    # after 2 s, could land as the results were printed).
     path = tmp_path / "rows.csv"
     block = "".join(f"c{i % 33},k{i % 60}\n" for i in range(10**4))
     with open(path, "w") as f:
         f.write("truth,pred\n")
-        for _ in range(1000):
+        for _ in range(4000):
             f.write(block)
     command = [sys.executable, "-m", "fastcluster_metrics", str(path), "--truth", "truth"]
     child = subprocess.Popen(
