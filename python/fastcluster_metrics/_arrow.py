@@ -77,6 +77,14 @@ def _is_view(kind: Any) -> bool:
     return bool(pa.types.is_string_view(kind) or pa.types.is_binary_view(kind))
 
 
+def _unviewed(arr: Any) -> Any:
+    """A string_view or binary_view array cast (copied) to large_string or large_binary, for
+    the pyarrow functions that have no kernel for views."""
+    import pyarrow as pa
+
+    return arr.cast(pa.large_binary() if pa.types.is_binary_view(arr.type) else pa.large_string())
+
+
 def _polars_arrow(labels: Any) -> Any:
     """A polars Series as Arrow, without copying its strings where polars and pyarrow both
     know Arrow's string views (polars >= 1.1, pyarrow >= 16); as large_string otherwise."""
@@ -118,11 +126,7 @@ def arrow_string_codes(labels: Any) -> tuple[NDArray[Any], NDArray[Any] | None, 
         if polars:
             return np.asarray(labels.gather(first).to_numpy())
         # pyarrow has no `take` for views: the array is cast first (copied), only here.
-        source = (
-            arr.cast(pa.large_binary() if pa.types.is_binary_view(arr.type) else pa.large_string())
-            if view
-            else arr
-        )
+        source = _unviewed(arr) if view else arr
         return np.asarray(source.take(first).to_numpy(zero_copy_only=False))
 
     return codes, missing, uniques
@@ -147,9 +151,7 @@ def _dictionary_parts(arr: Any) -> tuple[Any, Any]:
             # NaN is a missing label, as in a numpy float array.
             arr = pc.if_else(pc.is_nan(arr), pa.scalar(None, arr.type), arr)
         if _is_view(arr.type):
-            arr = arr.cast(
-                pa.large_binary() if pa.types.is_binary_view(arr.type) else pa.large_string()
-            )
+            arr = _unviewed(arr)
         arr = pc.dictionary_encode(arr)
     return arr.indices, arr.dictionary
 
