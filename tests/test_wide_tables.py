@@ -1,6 +1,8 @@
 """Tables with many cells (metacells, over-clustering, two fine clusterings, a million labels
 a side), counted by partitions of their cells: the same cells as NumPy's ``np.unique`` of
-the combined keys, bit for bit on one and two threads, at 1e7 labels.
+the combined keys, bit for bit on one and two threads, at 1e7 labels; and the measures of a
+table kept as it was counted (its pair sums, margins and expected mutual information without
+its cells) those of the reference counts.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import hashlib
 import os
 import subprocess
 import sys
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -50,7 +53,8 @@ digest = hashlib.sha256()
 for x in (m.row, m.col, m.data):
     digest.update(np.ascontiguousarray(x, dtype=np.int64).tobytes())
 print(fcm.num_threads(), m.shape[0], m.shape[1], m.nnz, digest.hexdigest(),
-      repr(fcm.adjusted_rand_score(t, p)), repr(fcm.mutual_info_score(t, p)))
+      repr(fcm.adjusted_rand_score(t, p)), repr(fcm.mutual_info_score(t, p)),
+      repr(fcm.adjusted_mutual_info_score(t, p)), int(fcm.pair_confusion_matrix(t, p).sum()))
 """
 )
 
@@ -63,13 +67,35 @@ def _shape(name: str, n: int):
 
 def _reference(t, p) -> tuple[int, int, int, str]:
     """The table's shape and cells from np.unique of the combined keys (row-major order)."""
+    n_rows, n_cols, keys, counts = _cells(t, p)
+    digest = hashlib.sha256()
+    for x in (keys // n_cols, keys % n_cols, counts):
+        digest.update(np.ascontiguousarray(x, dtype=np.int64).tobytes())
+    return n_rows, n_cols, keys.size, digest.hexdigest()
+
+
+def _cells(t, p) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """The table's shape, its cells' row-major numbers and their counts, by np.unique."""
     rows, r = np.unique(t, return_inverse=True)
     cols, c = np.unique(p, return_inverse=True)
     keys, counts = np.unique(r.astype(np.int64) * cols.size + c, return_counts=True)
-    digest = hashlib.sha256()
-    for x in (keys // cols.size, keys % cols.size, counts):
-        digest.update(np.ascontiguousarray(x, dtype=np.int64).tobytes())
-    return rows.size, cols.size, keys.size, digest.hexdigest()
+    return rows.size, cols.size, keys, counts
+
+
+def _exact_ari(t, p) -> Fraction:
+    """ARI of the reference counts, in exact rationals (Hubert and Arabie's formula)."""
+    _, _, _, counts = _cells(t, p)
+    n = t.size
+
+    def pairs(x: np.ndarray) -> int:
+        x = x.astype(object)
+        return int((x * (x - 1) // 2).sum())
+
+    index = pairs(counts)
+    rows = pairs(np.unique(t, return_counts=True)[1])
+    cols = pairs(np.unique(p, return_counts=True)[1])
+    expected = Fraction(rows * cols, n * (n - 1) // 2)
+    return (index - expected) / (Fraction(rows + cols, 2) - expected)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -91,6 +117,10 @@ def test_wide_tables_match_numpy_on_one_and_two_threads(name):
     t, p = _shape(name, N)
     n_rows, n_cols, nnz, digest = _reference(t, p)
     assert outs[0][:4] == [str(n_rows), str(n_cols), str(nnz), digest]
+    # ARI from the pair sums of the table kept as counted, against the exact value (rounded
+    # once: within an ulp or two of it), and the pairs it counts.
+    assert float(outs[0][4]) == pytest.approx(float(_exact_ari(t, p)), rel=1e-13, abs=1e-15)
+    assert int(outs[0][7]) == N * (N - 1)
     # Many cells hold one sample or none: the table is truly wide.
     assert nnz > 100_000
 

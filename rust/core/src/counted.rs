@@ -6,6 +6,7 @@ use crate::emi::size_counts;
 use crate::error::Error;
 use crate::models::{model_parts, ModelParts, RandomModel};
 use crate::one_row::{Compact, OneRow, Singletons};
+use crate::partitioned::Partitioned;
 use crate::scores::{self, AmiParts, PairSums};
 use crate::table::{Keys, Table};
 
@@ -160,6 +161,62 @@ macro_rules! compact_measures {
 compact_measures!(OneRow);
 compact_measures!(Singletons);
 
+/// A partitioned table's sums and the measures of its margins from its own methods; the
+/// measures that read its cells from its [`Table`] (built the first time).
+impl Measures for Partitioned {
+    fn n(&self) -> u64 {
+        Partitioned::n(self)
+    }
+
+    fn n_rows(&self) -> usize {
+        Partitioned::n_rows(self)
+    }
+
+    fn n_cols(&self) -> usize {
+        Partitioned::n_cols(self)
+    }
+
+    fn nnz(&self) -> usize {
+        Partitioned::nnz(self)
+    }
+
+    fn rows(&self) -> &Keys {
+        Partitioned::rows(self)
+    }
+
+    fn row_sums(&self) -> &[u64] {
+        Partitioned::row_sums(self)
+    }
+
+    fn pair_sums(&self) -> PairSums {
+        Partitioned::pair_sums(self)
+    }
+
+    fn entropy_cols(&self) -> f64 {
+        scores::entropy(self.col_sums())
+    }
+
+    fn mutual_info(&self) -> f64 {
+        scores::mutual_info(self.table())
+    }
+
+    fn expected_mutual_info(&self) -> f64 {
+        Partitioned::expected_mutual_info(self)
+    }
+
+    fn ami_parts(&self) -> AmiParts {
+        scores::ami_parts(self.table())
+    }
+
+    fn purity(&self) -> f64 {
+        scores::purity(self.table())
+    }
+
+    fn col_sizes(&self) -> Vec<(u64, u64)> {
+        size_counts(self.col_sums())
+    }
+}
+
 /// A counted table, in the form its count left it. Every measure is computed from any
 /// form ([`Measures`]).
 #[derive(Debug)]
@@ -174,6 +231,10 @@ pub enum Counted {
     /// All singletons counted for their measures only, kept as their rows alone
     /// ([`Singletons`]): it has no cells.
     Singletons(Singletons),
+    /// A table too wide for a window, counted for its measures by partitions of its
+    /// cells and kept as counted ([`Partitioned`]: 8 bytes a cell); its [`Table`] is built
+    /// the first time it is asked for.
+    Partitioned(Partitioned),
 }
 
 /// `$f` of the form of `$counted`, as [`Measures`] answers it.
@@ -183,6 +244,7 @@ macro_rules! of_form {
             Counted::Table(t) => Measures::$f(t),
             Counted::OneRow(o, _) => Measures::$f(o),
             Counted::Singletons(s) => Measures::$f(s),
+            Counted::Partitioned(p) => Measures::$f(p),
         }
     };
 }
@@ -195,6 +257,7 @@ impl Counted {
             Counted::Table(t) => Some(t),
             Counted::OneRow(o, full) => Some(full.get_or_init(|| o.table())),
             Counted::Singletons(_) => None,
+            Counted::Partitioned(p) => Some(p.table()),
         }
     }
 
@@ -204,6 +267,7 @@ impl Counted {
             Counted::Table(t) => Some(t),
             Counted::OneRow(o, full) => Some(full.into_inner().unwrap_or_else(|| o.table())),
             Counted::Singletons(_) => None,
+            Counted::Partitioned(p) => Some(p.into_table()),
         }
     }
 

@@ -5,7 +5,8 @@
 //! measure in [`scores`] is derived from that table, never from the labels again.
 //! [`count_compact`] keeps a table whose every column has one non-empty row (each
 //! cluster within one class, as all-singleton predictions are) in the compact form it
-//! was counted in; [`Counted`] holds a table in whichever form, and every form answers
+//! was counted in, and a table too wide for a window as the partitions it was counted in
+//! ([`Partitioned`]); [`Counted`] holds a table in whichever form, and every form answers
 //! the same [`Measures`].
 //!
 //! This crate knows nothing of Python: it works on plain slices of integers and
@@ -47,6 +48,9 @@
 //! - `one_row`: tables whose every column has one non-empty row: `one_row::form` (the
 //!   compact forms [`OneRow`] and [`Singletons`]), `one_row::count` (their counting),
 //!   `one_row::measures` (their measures).
+//! - `partitioned`: a table too wide for a window kept as the ranges of cells it was
+//!   counted in ([`Partitioned`]): its sums and the measures of its margins without the
+//!   cells' [`Table`], which is built when asked for.
 //! - `dendrogram`: every cut of a dendrogram against one labeling, merge by merge
 //!   ([`dendrogram_cuts`]).
 //! - `counted`: [`Counted`], the table in whichever form its count left it, and the
@@ -83,6 +87,7 @@ mod numeric;
 mod one_row;
 #[allow(unsafe_code)]
 mod pages;
+mod partitioned;
 pub mod pool;
 pub mod scores;
 pub mod stop;
@@ -100,4 +105,5 @@ pub use error::Error;
 pub use label::{Constant, KeyKind, Label};
 pub use models::{model_parts, ModelParts, RandomModel, RECURRENCE_STEPS};
 pub use one_row::{OneRow, Singletons};
+pub use partitioned::Partitioned;
 pub use table::{Keys, Table};

@@ -71,7 +71,7 @@ pub fn count_compact<A: Label, B: Label>(a: &[A], b: &[B], cells: bool) -> Resul
             });
         }
     }
-    count_usual(a, b, threads).map(Counted::Table)
+    count_usual_compact(a, b, threads, cells)
 }
 
 /// The threads to count `a` and `b` on; an error if their lengths differ.
@@ -99,11 +99,35 @@ fn probe<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Option<one_row
     one_row::probe(a, b, 2 * WINDOW_MAX, threads)
 }
 
-/// [`count`] by windows and hash maps, on `threads` threads.
+/// [`count`] by windows and hash maps (or by partitions, [`wide`]), on `threads` threads.
 fn count_usual<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Result<Table, Error> {
     if let Some(plan) = wide_plan(a, b, threads) {
-        return wide::count(a, b, &plan, threads);
+        return wide::count(a, b, &plan, threads)?.into_table_or_stop();
     }
+    count_windows(a, b, threads)
+}
+
+/// [`count_usual`], keeping a table counted by partitions as it was counted
+/// ([`Counted::Partitioned`]) unless its `cells` will be asked for.
+fn count_usual_compact<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    threads: usize,
+    cells: bool,
+) -> Result<Counted, Error> {
+    if let Some(plan) = wide_plan(a, b, threads) {
+        let counted = wide::count(a, b, &plan, threads)?;
+        return Ok(if cells {
+            Counted::Table(counted.into_table_or_stop()?)
+        } else {
+            Counted::Partitioned(counted)
+        });
+    }
+    count_windows(a, b, threads).map(Counted::Table)
+}
+
+/// [`count`] by windows and hash maps.
+fn count_windows<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Result<Table, Error> {
     if threads <= 1 {
         return count_in(a, b, 1);
     }

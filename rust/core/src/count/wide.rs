@@ -6,17 +6,18 @@
 //! range, and each range is then counted within a core's cache, ranges in parallel: in a
 //! dense array of 2^16 counts when the table has at most [`DENSE_PER_SAMPLE`] cells a
 //! sample, by sorting its few thousand samples otherwise. Ranges are in cell order, so
-//! the cells come out sorted by row, then column, as a [`Table`] holds them.
+//! the cells come out sorted by row, then column, as a [`crate::Table`] holds them, and
+//! are kept as counted ([`Partitioned`]).
 
 use rayon::prelude::*;
 
-use crate::cpu::prefetch;
 use crate::error::Error;
 use crate::label::Label;
 use crate::pages::{self, Zero};
 use crate::pool;
 use crate::stop;
-use crate::table::Table;
+
+use crate::partitioned::{CellNumbers, Partitioned, RangeCells, Spans};
 
 /// Low bits of a dense range: its 2^16 `u32` counts (256 kB) stay in L2.
 const DENSE_BITS: u32 = 16;
@@ -31,8 +32,6 @@ const SORTED_SAMPLES: u64 = 1 << 12;
 const RANGES_MAX: u64 = 1 << 16;
 /// The most key values one side may span: its sums are an array over them.
 const SIDE_MAX: u64 = 1 << 26;
-/// Cells between a column sum's load and its use.
-const AHEAD: usize = 16;
 /// Samples between two looks at [`stop::requested`].
 const CHUNK: usize = 1 << 14;
 
@@ -92,6 +91,16 @@ impl Plan {
         })
     }
 
+    fn numbers(&self) -> CellNumbers {
+        CellNumbers {
+            a_lo: self.a_lo,
+            b_lo: self.b_lo,
+            na: self.na,
+            nb: self.nb,
+            shift: self.shift,
+        }
+    }
+
     #[inline(always)]
     fn cell<A: Label, B: Label>(&self, x: A, y: B) -> u64 {
         (x.key() - self.a_lo) * self.nb + (y.key() - self.b_lo)
@@ -144,22 +153,33 @@ pub(super) fn count<A: Label, B: Label>(
     b: &[B],
     plan: &Plan,
     threads: usize,
-) -> Result<Table, Error> {
+) -> Result<Partitioned, Error> {
     pool::run(|| {
-        if plan.dense {
+        let (cells, spans) = if plan.dense {
             count_by::<A, B, u16>(a, b, plan, threads)
         } else {
             count_by::<A, B, u32>(a, b, plan, threads)
-        }
+        }?;
+        let numbers = plan.numbers();
+        Ok(Partitioned::new(
+            cells,
+            spans,
+            numbers,
+            (A::KIND, B::KIND),
+            threads,
+        ))
     })
 }
 
+/// Each range's non-zero cells as (low bits, count), in order, and each side's sums: the
+/// blocks partitioned in parallel, then the ranges counted in parallel, each thread
+/// taking a run of them and adding up their sums as it goes.
 fn count_by<A: Label, B: Label, T: Low>(
     a: &[A],
     b: &[B],
     plan: &Plan,
     threads: usize,
-) -> Result<Table, Error> {
+) -> Result<(RangeCells, Spans), Error> {
     let block = a.len().div_ceil(threads).max(1);
     let blocks: Vec<Block<T>> = if threads > 1 {
         a.par_chunks(block)
@@ -170,22 +190,37 @@ fn count_by<A: Label, B: Label, T: Low>(
         vec![partition(a, b, plan)]
     };
     stop::check()?;
-    let ranges: Vec<Vec<(u32, u32)>> = if threads > 1 {
+    let numbers = plan.numbers();
+    // A thread's buffers and sums, and the ranges it counted.
+    type Counting = (Scratch, Spans, Vec<(usize, Vec<(u32, u32)>)>);
+    let fresh = || (Scratch::default(), Spans::new(&numbers), Vec::new());
+    let each = |(mut scratch, mut spans, mut ranges): Counting, r: usize| {
+        if !stop::requested() {
+            let cells = count_range(&blocks, r, plan, &mut scratch);
+            spans.add(&numbers, r, &cells);
+            ranges.push((r, cells));
+        }
+        (scratch, spans, ranges)
+    };
+    let (_, spans, mut ranges) = if threads > 1 {
+        // A run a thread (rayon splits a run in two only where each half holds the least).
+        let run = (plan.ranges / threads).max(1);
         (0..plan.ranges)
             .into_par_iter()
-            .map_init(Scratch::default, |scratch, r| {
-                count_range(&blocks, r, plan, scratch)
+            .with_min_len(run)
+            .fold(fresh, each)
+            .reduce_with(|(s, x, mut r1), (_, y, r2)| {
+                r1.extend(r2);
+                (s, x.merge(y), r1)
             })
-            .collect()
+            .unwrap_or_else(fresh)
     } else {
-        let mut scratch = Scratch::default();
-        (0..plan.ranges)
-            .map(|r| count_range(&blocks, r, plan, &mut scratch))
-            .collect()
+        (0..plan.ranges).fold(fresh(), each)
     };
     stop::check()?;
-    drop(blocks);
-    assemble::<A, B>(ranges, plan, threads)
+    ranges.sort_unstable_by_key(|&(r, _)| r);
+    let ranges = ranges.into_iter().map(|(_, cells)| cells).collect();
+    Ok((ranges, spans))
 }
 
 /// The samples of one block, by range of their cell numbers: two passes, the first
@@ -236,9 +271,6 @@ fn count_range<T: Low>(
     plan: &Plan,
     scratch: &mut Scratch,
 ) -> Vec<(u32, u32)> {
-    if stop::requested() {
-        return Vec::new();
-    }
     let samples: usize = blocks.iter().map(|b| b.range(r).len()).sum();
     if plan.dense {
         // Every low bit pattern of a u16 indexes the array: no bounds checks.
@@ -311,138 +343,11 @@ fn radix_sort(keys: &mut Vec<u32>, spare: &mut Vec<u32>, bits: u32) {
     }
 }
 
-/// The table of the counted ranges and each side's sums over its key span: each cell's
-/// row and column from its number, then the rows and columns that have samples,
-/// numbered in key order.
-fn assemble<A: Label, B: Label>(
-    ranges: Vec<Vec<(u32, u32)>>,
-    plan: &Plan,
-    threads: usize,
-) -> Result<Table, Error> {
-    let total: usize = ranges.iter().map(Vec::len).sum();
-    let mut cell_row = pages::zeroed::<u32>(total);
-    let mut cell_col = pages::zeroed::<u32>(total);
-    let mut cell_count = pages::zeroed::<u64>(total);
-    // Each range's cells, written into its own part of the three arrays.
-    let mut parts = Vec::with_capacity(ranges.len());
-    {
-        let (mut rows, mut cols, mut counts) =
-            (&mut cell_row[..], &mut cell_col[..], &mut cell_count[..]);
-        for (r, cells) in ranges.iter().enumerate() {
-            let k = cells.len();
-            let (r_here, r_rest) = rows.split_at_mut(k);
-            let (c_here, c_rest) = cols.split_at_mut(k);
-            let (n_here, n_rest) = counts.split_at_mut(k);
-            parts.push((r, &cells[..], r_here, c_here, n_here));
-            (rows, cols, counts) = (r_rest, c_rest, n_rest);
-        }
-    }
-    type Part<'a> = (
-        usize,
-        &'a [(u32, u32)],
-        &'a mut [u32],
-        &'a mut [u32],
-        &'a mut [u64],
-    );
-    let place = |(mut row_span, mut col_span): (Vec<u64>, Vec<u64>),
-                 (r, cells, rows, cols, counts): Part<'_>| {
-        if stop::requested() {
-            return (row_span, col_span);
-        }
-        let base = (r as u64) << plan.shift;
-        let nb = plan.nb;
-        // Cells are in order: a division only where the row changes.
-        let (mut row, mut row_start, mut row_end) = (0u64, 0u64, 0u64);
-        for (((&(low, c), rw), cl), ct) in cells
-            .iter()
-            .zip(&mut *rows)
-            .zip(&mut *cols)
-            .zip(&mut *counts)
-        {
-            let cell = base | u64::from(low);
-            if cell >= row_end {
-                row = cell / nb;
-                row_start = row * nb;
-                row_end = row_start + nb;
-            }
-            *rw = row as u32;
-            *cl = (cell - row_start) as u32;
-            *ct = u64::from(c);
-            row_span[row as usize] += u64::from(c);
-        }
-        // Columns come in no order: their sums are loaded a few cells ahead.
-        for (i, (&j, &c)) in cols.iter().zip(&*counts).enumerate() {
-            if let Some(&ahead) = cols.get(i + AHEAD) {
-                prefetch(&col_span[ahead as usize]);
-            }
-            col_span[j as usize] += c;
-        }
-        (row_span, col_span)
-    };
-    let spans = || (vec![0u64; plan.na as usize], vec![0u64; plan.nb as usize]);
-    let (row_span, col_span) = if threads > 1 {
-        let add = |(mut r1, mut c1): (Vec<u64>, Vec<u64>), (r2, c2): (Vec<u64>, Vec<u64>)| {
-            r1.iter_mut().zip(r2).for_each(|(x, y)| *x += y);
-            c1.iter_mut().zip(c2).for_each(|(x, y)| *x += y);
-            (r1, c1)
-        };
-        let each = parts.len().div_ceil(threads).max(1);
-        parts
-            .into_par_iter()
-            .with_min_len(each)
-            .fold(spans, place)
-            .reduce_with(add)
-            .unwrap_or_else(spans)
-    } else {
-        parts.into_iter().fold(spans(), place)
-    };
-    drop(ranges);
-    stop::check()?;
-    let (row_keys, row_sums, row_number) = present(&row_span, plan.a_lo);
-    let (col_keys, col_sums, col_number) = present(&col_span, plan.b_lo);
-    // Numbers change only where some key of the span has no sample.
-    let renumber = |cells: &mut [u32], number: &Option<Vec<u32>>| {
-        if let Some(number) = number {
-            let each = |part: &mut [u32]| part.iter_mut().for_each(|x| *x = number[*x as usize]);
-            if threads > 1 {
-                cells
-                    .par_chunks_mut(cells.len().div_ceil(threads).max(1))
-                    .for_each(each);
-            } else {
-                each(cells);
-            }
-        }
-    };
-    renumber(&mut cell_row, &row_number);
-    renumber(&mut cell_col, &col_number);
-    Ok(Table::assemble(
-        (A::KIND, row_keys, row_sums),
-        (B::KIND, col_keys, col_sums),
-        (cell_row, cell_col, cell_count),
-    ))
-}
-
-/// The keys with a non-zero sum in `span` (key `lo + i` at `i`), their sums, and the
-/// number of each key's place among them (`None` if every key has a sum: `i` itself).
-fn present(span: &[u64], lo: u64) -> (Vec<u64>, Vec<u64>, Option<Vec<u32>>) {
-    let mut keys = Vec::new();
-    let mut sums = Vec::new();
-    let mut number = vec![0u32; span.len()];
-    for (i, &s) in span.iter().enumerate() {
-        if s != 0 {
-            number[i] = keys.len() as u32;
-            keys.push(lo + i as u64);
-            sums.push(s);
-        }
-    }
-    let all = keys.len() == span.len();
-    (keys, sums, (!all).then_some(number))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::count::count_in;
+    use crate::table::Table;
     use crate::testing::xorshift;
 
     fn both(a: &[i64], b: &[u32], window: u64) -> Option<(Table, Plan)> {
@@ -452,8 +357,8 @@ mod tests {
         let ra = range(&mut a.iter().map(|x| x.key()));
         let rb = range(&mut b.iter().map(|x| x.key()));
         let plan = Plan::new(a.len(), ra, rb, window)?;
-        let one = count(a, b, &plan, 1).unwrap();
-        let two = count(a, b, &plan, 2).unwrap();
+        let one = count(a, b, &plan, 1).unwrap().into_table_or_stop().unwrap();
+        let two = count(a, b, &plan, 2).unwrap().into_table_or_stop().unwrap();
         assert_eq!(one, two);
         Some((one, plan))
     }
@@ -480,6 +385,61 @@ mod tests {
             kinds.push(plan.dense);
         }
         assert!(kinds.contains(&true) && kinds.contains(&false));
+    }
+
+    #[test]
+    fn kept_as_counted_a_table_answers_as_its_built_table() {
+        use crate::counted::Measures;
+        let mut next = xorshift(11);
+        for &(n, ka, kb, threads) in &[
+            (200_000usize, 50u64, 4_000u64, 2),
+            (200_000, 50, 4_000, 1),
+            (90_000, 40_000, 40_000, 2),
+            (90_000, 40_000, 40_000, 1),
+            // Keys missing from both spans: rows and columns are renumbered.
+            (30_000, 200_000, 300_000, 2),
+        ] {
+            let a: Vec<i64> = (0..n).map(|_| (next() % ka) as i64 * 3 - 7).collect();
+            let b: Vec<u32> = (0..n).map(|_| (next() % kb) as u32).collect();
+            let (range_a, range_b) = (
+                (
+                    a.iter().map(|x| x.key()).min().unwrap(),
+                    a.iter().map(|x| x.key()).max().unwrap(),
+                ),
+                (
+                    u64::from(*b.iter().min().unwrap()),
+                    u64::from(*b.iter().max().unwrap()),
+                ),
+            );
+            let plan = Plan::new(n, range_a, range_b, 1 << 12).expect("wide enough");
+            assert_eq!(plan.dense, ka == 50);
+            let kept = count(&a, &b, &plan, threads).unwrap();
+            let table = count_in(&a, &b, 1).unwrap();
+            let case = format!("{n} {ka} {kb} {threads}");
+            assert_eq!(kept.n(), table.n, "{case}");
+            assert_eq!(
+                (kept.n_rows(), kept.n_cols()),
+                (table.n_rows(), table.n_cols())
+            );
+            assert_eq!(Measures::nnz(&kept), table.cell_count.len(), "{case}");
+            assert_eq!(Measures::rows(&kept), &table.rows, "{case}");
+            assert_eq!(kept.row_sums(), &table.row_sums[..], "{case}");
+            assert_eq!(kept.col_sums(), &table.col_sums[..], "{case}");
+            assert_eq!(kept.pair_sums(), Measures::pair_sums(&table), "{case}");
+            assert_eq!(Measures::col_sizes(&kept), Measures::col_sizes(&table));
+            assert_eq!(
+                Measures::entropy_cols(&kept),
+                Measures::entropy_cols(&table)
+            );
+            let emi = Measures::expected_mutual_info(&table);
+            assert_eq!(kept.expected_mutual_info(), emi, "{case}");
+            assert!(emi > 0.0, "{case}");
+            // Measures of the cells: from the table, built when first asked for.
+            assert_eq!(Measures::mutual_info(&kept), Measures::mutual_info(&table));
+            assert_eq!(Measures::purity(&kept), Measures::purity(&table));
+            assert_eq!(kept.table(), &table, "{case}");
+            assert_eq!(kept.into_table(), table, "{case}");
+        }
     }
 
     #[test]

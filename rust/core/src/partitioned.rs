@@ -1,0 +1,387 @@
+//! A wide table kept as the ranges of cell numbers it was counted in (by partitions, in
+//! `count/wide.rs`): each range's non-zero cells as low bits and counts, 8 bytes a cell,
+//! and each side's sums, added up as the ranges were counted. Its pair sums and every
+//! measure of its margins come from those; the [`Table`] (16 bytes a cell, each cell's
+//! row and column numbered among the keys present) is built only when it is asked for:
+//! for its cells, or for a measure that reads them (the mutual information, the purity).
+//! For ARI on a million labels a side at 1e7 samples, building the table took longer
+//! than counting it.
+
+use std::sync::OnceLock;
+
+use rayon::prelude::*;
+
+use crate::cpu::prefetch;
+use crate::emi::{emi_of_sizes, size_counts};
+use crate::error::Error;
+use crate::label::KeyKind;
+use crate::pages;
+use crate::pool;
+use crate::scores::{sum_sq, PairSums};
+use crate::stop;
+use crate::table::{Keys, Table};
+
+/// Column numbers between a lookup's load and its use.
+const AHEAD: usize = 16;
+
+/// How a wide table's cells are numbered: the cell of keys `(x, y)` is
+/// `(x - a_lo) * nb + (y - b_lo)`, for `na` keys `a_lo..` and `nb` keys `b_lo..`; range `r`
+/// holds the numbers whose bits above `shift` are `r`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CellNumbers {
+    pub(crate) a_lo: u64,
+    pub(crate) b_lo: u64,
+    pub(crate) na: u64,
+    pub(crate) nb: u64,
+    pub(crate) shift: u32,
+}
+
+/// One side of a partitioned table: the keys with samples, their sums, and each key's
+/// number among them by its offset in the side's span (`None`: every key of the span has
+/// samples, a key's number is its offset).
+#[derive(Debug)]
+struct Side {
+    keys: Keys,
+    sums: Vec<u64>,
+    number: Option<Vec<u32>>,
+}
+
+impl Side {
+    /// The side of the sums `span` over keys `lo..lo + span.len()`.
+    fn of(span: &[u32], lo: u64, kind: KeyKind) -> Side {
+        let present = span.iter().filter(|&&s| s != 0).count();
+        let mut keys = pages::with_capacity(present);
+        let mut sums = pages::with_capacity(present);
+        let number = if present == span.len() {
+            keys.extend((0..span.len() as u64).map(|i| lo + i));
+            sums.extend(span.iter().map(|&s| u64::from(s)));
+            None
+        } else {
+            let mut number = pages::zeroed::<u32>(span.len());
+            for (i, &s) in span.iter().enumerate() {
+                if s != 0 {
+                    number[i] = keys.len() as u32;
+                    keys.push(lo + i as u64);
+                    sums.push(u64::from(s));
+                }
+            }
+            Some(number)
+        };
+        Side {
+            keys: Keys { kind, keys },
+            sums,
+            number,
+        }
+    }
+
+    /// The number of the key at offset `i` of the span.
+    #[inline(always)]
+    fn number(&self, i: u64) -> u32 {
+        match &self.number {
+            Some(number) => number[i as usize],
+            None => i as u32,
+        }
+    }
+}
+
+/// Each range's non-zero cells, in order: range `r`'s as (cell number less `r << shift`,
+/// count).
+pub(crate) type RangeCells = Vec<Vec<(u32, u32)>>;
+
+/// One thread's sums over the ranges it counted: each side's over its key span (`u32`: a
+/// plan counts fewer than 2^32 samples), Σ n_ij², and a buffer of a range's column
+/// offsets.
+#[derive(Debug)]
+pub(crate) struct Spans {
+    rows: Vec<u32>,
+    cols: Vec<u32>,
+    cells_sq: u128,
+    buffer: Vec<u32>,
+}
+
+impl Spans {
+    /// Zero sums over the spans of `plan`.
+    pub(crate) fn new(plan: &CellNumbers) -> Spans {
+        Spans {
+            rows: pages::zeroed(plan.na as usize),
+            cols: pages::zeroed(plan.nb as usize),
+            cells_sq: 0,
+            buffer: Vec::new(),
+        }
+    }
+
+    /// Adds the cells of range `r`: (low bits, count), in order.
+    pub(crate) fn add(&mut self, plan: &CellNumbers, r: usize, cells: &[(u32, u32)]) {
+        let mut at = Rows::new(plan, r);
+        // Fewer than 2^32 samples: Σ n_ij² < 2^64 for a range.
+        let mut sq = 0u64;
+        self.buffer.clear();
+        for &(low, c) in cells {
+            let (row, col) = at.of(low);
+            self.rows[row as usize] += c;
+            sq += u64::from(c) * u64::from(c);
+            self.buffer.push(col as u32);
+        }
+        self.cells_sq += u128::from(sq);
+        // Columns come in no order: their sums are loaded a few cells ahead.
+        let cols = &self.buffer;
+        for (i, (&j, &(_, c))) in cols.iter().zip(cells).enumerate() {
+            if let Some(&ahead) = cols.get(i + AHEAD) {
+                prefetch(&self.cols[ahead as usize]);
+            }
+            self.cols[j as usize] += c;
+        }
+    }
+
+    /// The sums of both threads' ranges.
+    pub(crate) fn merge(mut self, other: Spans) -> Spans {
+        self.rows
+            .iter_mut()
+            .zip(other.rows)
+            .for_each(|(x, y)| *x += y);
+        self.cols
+            .iter_mut()
+            .zip(other.cols)
+            .for_each(|(x, y)| *x += y);
+        self.cells_sq += other.cells_sq;
+        self
+    }
+}
+
+/// A wide table as counted: its ranges' cells, its sides, Σ n_ij², and its [`Table`] once
+/// built.
+#[derive(Debug)]
+pub struct Partitioned {
+    plan: CellNumbers,
+    ranges: RangeCells,
+    rows: Side,
+    cols: Side,
+    nnz: usize,
+    cells_sq: u128,
+    n: u64,
+    threads: usize,
+    table: OnceLock<Table>,
+}
+
+impl Partitioned {
+    /// The table of the counted `ranges` of cells numbered by `plan` (keys of `kinds`)
+    /// and their `spans`, to be built on `threads` threads.
+    pub(crate) fn new(
+        ranges: RangeCells,
+        spans: Spans,
+        plan: CellNumbers,
+        kinds: (KeyKind, KeyKind),
+        threads: usize,
+    ) -> Partitioned {
+        let nnz = ranges.iter().map(Vec::len).sum();
+        let rows = Side::of(&spans.rows, plan.a_lo, kinds.0);
+        let cols = Side::of(&spans.cols, plan.b_lo, kinds.1);
+        let n = rows.sums.iter().sum();
+        Partitioned {
+            plan,
+            ranges,
+            rows,
+            cols,
+            nnz,
+            cells_sq: spans.cells_sq,
+            n,
+            threads,
+            table: OnceLock::new(),
+        }
+    }
+
+    /// Number of samples.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    pub fn n_rows(&self) -> usize {
+        self.rows.keys.keys.len()
+    }
+
+    pub fn n_cols(&self) -> usize {
+        self.cols.keys.keys.len()
+    }
+
+    /// Number of non-zero cells.
+    pub fn nnz(&self) -> usize {
+        self.nnz
+    }
+
+    /// The rows' keys.
+    pub fn rows(&self) -> &Keys {
+        &self.rows.keys
+    }
+
+    pub fn row_sums(&self) -> &[u64] {
+        &self.rows.sums
+    }
+
+    pub fn col_sums(&self) -> &[u64] {
+        &self.cols.sums
+    }
+
+    /// See [`crate::scores::pair_sums`].
+    pub fn pair_sums(&self) -> PairSums {
+        PairSums {
+            n: u128::from(self.n),
+            cells_sq: self.cells_sq,
+            rows_sq: sum_sq(&self.rows.sums),
+            cols_sq: sum_sq(&self.cols.sums),
+        }
+    }
+
+    /// See [`crate::scores::expected_mutual_info`]: it reads the sums alone.
+    pub fn expected_mutual_info(&self) -> f64 {
+        if self.n_rows() == 1 || self.n_cols() == 1 || self.n == 0 {
+            return 0.0;
+        }
+        emi_of_sizes(
+            &size_counts(&self.rows.sums),
+            &size_counts(&self.cols.sums),
+            self.n,
+        )
+    }
+
+    /// The [`Table`], built the first time it is asked for (whole: a stop request does
+    /// not cut it short, as it is kept).
+    pub fn table(&self) -> &Table {
+        self.table.get_or_init(|| self.build(false))
+    }
+
+    /// The [`Table`], taken.
+    pub fn into_table(mut self) -> Table {
+        self.table.take().unwrap_or_else(|| self.build(false))
+    }
+
+    /// The [`Table`], taken, or [`Error::Stopped`] if a stop was requested meanwhile.
+    pub(crate) fn into_table_or_stop(self) -> Result<Table, Error> {
+        let table = self.build(true);
+        stop::check()?;
+        Ok(table)
+    }
+
+    /// The table's cells: each range's, written into its own part of the three arrays,
+    /// ranges in parallel; rows and columns numbered among the keys with samples. A
+    /// `stoppable` build stopped gives a table with cells left out, for the caller's next
+    /// [`stop::check`] to report.
+    fn build(&self, stoppable: bool) -> Table {
+        let total = self.nnz;
+        let mut cell_row = pages::zeroed::<u32>(total);
+        let mut cell_col = pages::zeroed::<u32>(total);
+        let mut cell_count = pages::zeroed::<u64>(total);
+        let mut parts = Vec::with_capacity(self.ranges.len());
+        {
+            let (mut rows, mut cols, mut counts) =
+                (&mut cell_row[..], &mut cell_col[..], &mut cell_count[..]);
+            for (r, cells) in self.ranges.iter().enumerate() {
+                let k = cells.len();
+                let (r_here, r_rest) = rows.split_at_mut(k);
+                let (c_here, c_rest) = cols.split_at_mut(k);
+                let (n_here, n_rest) = counts.split_at_mut(k);
+                parts.push((r, &cells[..], r_here, c_here, n_here));
+                (rows, cols, counts) = (r_rest, c_rest, n_rest);
+            }
+        }
+        let place = |(r, cells, rows, cols, counts): Part<'_>| {
+            if stoppable && stop::requested() {
+                return;
+            }
+            let mut at = Rows::new(&self.plan, r);
+            for (((&(low, c), rw), cl), ct) in cells
+                .iter()
+                .zip(&mut *rows)
+                .zip(&mut *cols)
+                .zip(&mut *counts)
+            {
+                let (row, col) = at.of(low);
+                *rw = row as u32;
+                *cl = col as u32;
+                *ct = u64::from(c);
+            }
+            // Rows change once in many cells; columns come in no order, their numbers
+            // loaded a few cells ahead.
+            if let Some(number) = &self.cols.number {
+                for i in 0..cols.len() {
+                    if let Some(&ahead) = cols.get(i + AHEAD) {
+                        prefetch(&number[ahead as usize]);
+                    }
+                    cols[i] = number[cols[i] as usize];
+                }
+            }
+            if self.rows.number.is_some() {
+                let mut last = (u32::MAX, 0);
+                for rw in rows.iter_mut() {
+                    if *rw != last.0 {
+                        last = (*rw, self.rows.number(u64::from(*rw)));
+                    }
+                    *rw = last.1;
+                }
+            }
+        };
+        if self.threads > 1 {
+            // A run of ranges a thread (rayon splits a run in two only where each half
+            // holds the least).
+            let each = (parts.len() / self.threads).max(1);
+            pool::run(|| parts.into_par_iter().with_min_len(each).for_each(place));
+        } else {
+            parts.into_iter().for_each(place);
+        }
+        Table::assemble(
+            (
+                self.rows.keys.kind,
+                self.rows.keys.keys.clone(),
+                self.rows.sums.clone(),
+            ),
+            (
+                self.cols.keys.kind,
+                self.cols.keys.keys.clone(),
+                self.cols.sums.clone(),
+            ),
+            (cell_row, cell_col, cell_count),
+        )
+    }
+}
+
+/// One range's cells and the parts of the table's arrays they are written to.
+type Part<'a> = (
+    usize,
+    &'a [(u32, u32)],
+    &'a mut [u32],
+    &'a mut [u32],
+    &'a mut [u64],
+);
+
+/// The row and column offsets of a range's cells, taken in order: a division only where
+/// the row changes.
+struct Rows {
+    base: u64,
+    nb: u64,
+    row: u64,
+    row_start: u64,
+    row_end: u64,
+}
+
+impl Rows {
+    fn new(plan: &CellNumbers, r: usize) -> Rows {
+        Rows {
+            base: (r as u64) << plan.shift,
+            nb: plan.nb,
+            row: 0,
+            row_start: 0,
+            row_end: 0,
+        }
+    }
+
+    /// The (row, column) offsets of the cell with these low bits, at or after the last.
+    #[inline(always)]
+    fn of(&mut self, low: u32) -> (u64, u64) {
+        let cell = self.base | u64::from(low);
+        if cell >= self.row_end {
+            self.row = cell / self.nb;
+            self.row_start = self.row * self.nb;
+            self.row_end = self.row_start + self.nb;
+        }
+        (self.row, cell - self.row_start)
+    }
+}
