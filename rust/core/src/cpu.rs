@@ -4,7 +4,8 @@
 //! CPU's features: the builds of a [`Kernel`] (generic code compiled once more with
 //! AVX2 or AVX-512 enabled, called only after the CPU was found to have them), the two
 //! loops written with AVX-512 intrinsics (the wide table's mutual-information terms and
-//! the compaction of a dense window's row), and the cache prefetch hint. The callers
+//! the compaction of a dense window's row), the cache prefetch hint and the stores of a
+//! whole cache line past the caches (a partition's write-combining buffers). The callers
 //! choose which builds to try; nothing here knows what it runs.
 
 use std::mem::MaybeUninit;
@@ -128,6 +129,54 @@ pub fn prefetch<T>(x: *const T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
+}
+
+/// A cache line of values, aligned as one: a write-combining buffer of [`stream_line`].
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+pub(crate) struct Line<T: Copy, const N: usize>(pub(crate) [T; N]);
+
+/// Bytes in a cache line.
+pub(crate) const LINE: usize = 64;
+
+/// Copies a whole cache line to `dst`, which must start a line (64-byte aligned), with
+/// non-temporal stores where the CPU has them: the line is written past the caches,
+/// without the read of its old contents that an ordinary store makes first. Other
+/// threads see the stores after [`store_fence`]. Falls back to an ordinary copy on other
+/// CPUs or a destination that is not one aligned line.
+#[inline(always)]
+pub(crate) fn stream_line<T: Copy, const N: usize>(dst: &mut [T], line: &Line<T, N>) {
+    debug_assert_eq!(std::mem::size_of::<Line<T, N>>(), LINE);
+    #[cfg(target_arch = "x86_64")]
+    if dst.len() == N
+        && std::mem::size_of_val(dst) == LINE
+        && (dst.as_ptr() as usize).is_multiple_of(LINE)
+    {
+        use std::arch::x86_64::{__m128i, _mm_load_si128, _mm_stream_si128};
+        let from = line.0.as_ptr().cast::<__m128i>();
+        let to = dst.as_mut_ptr().cast::<__m128i>();
+        // SAFETY: SSE2, which every x86-64 CPU has; `line` is one aligned line (its
+        // type's alignment) and `dst` was just checked to be one, so the four 16-byte
+        // loads and stores stay within them, aligned.
+        unsafe {
+            for k in 0..4 {
+                _mm_stream_si128(to.add(k), _mm_load_si128(from.add(k)));
+            }
+        }
+        return;
+    }
+    dst.copy_from_slice(&line.0[..dst.len()]);
+}
+
+/// Orders the non-temporal stores of [`stream_line`] before every later store, for
+/// other threads to see them once they see those.
+#[inline]
+pub(crate) fn store_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE, which every x86-64 CPU has.
+    unsafe {
+        std::arch::x86_64::_mm_sfence();
+    }
 }
 
 /// The tables a wide table's mutual-information terms read.

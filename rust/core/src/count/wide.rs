@@ -11,6 +11,7 @@
 
 use rayon::prelude::*;
 
+use crate::cpu::{store_fence, stream_line, Line, LINE};
 use crate::error::Error;
 use crate::label::Label;
 use crate::pages::{self, Zero};
@@ -108,12 +109,39 @@ impl Plan {
 }
 
 /// The low bits of a cell number within its range.
-trait Low: Zero + Ord + Send + Sync {
+trait Low: Zero + Default + Ord + Send + Sync {
+    /// A cache line of them.
+    type Line: Copy + AsMut<[Self]> + Lined<Self>;
     fn of(cell: u64) -> Self;
     fn index(self) -> usize;
 }
 
+/// A cache line's buffer of low bits: made empty, and written out whole.
+trait Lined<T>: Sized {
+    const LEN: usize;
+    fn empty() -> Self;
+    fn stream(&self, dst: &mut [T]);
+}
+
+impl<T: Copy + Default, const N: usize> Lined<T> for Line<T, N> {
+    const LEN: usize = N;
+    fn empty() -> Self {
+        Line([T::default(); N])
+    }
+    #[inline(always)]
+    fn stream(&self, dst: &mut [T]) {
+        stream_line(dst, self)
+    }
+}
+
+impl<T: Copy, const N: usize> AsMut<[T]> for Line<T, N> {
+    fn as_mut(&mut self) -> &mut [T] {
+        &mut self.0
+    }
+}
+
 impl Low for u16 {
+    type Line = Line<u16, { LINE / 2 }>;
     #[inline(always)]
     fn of(cell: u64) -> Self {
         cell as u16
@@ -125,6 +153,7 @@ impl Low for u16 {
 }
 
 impl Low for u32 {
+    type Line = Line<u32, { LINE / 4 }>;
     #[inline(always)]
     fn of(cell: u64) -> Self {
         cell as u32
@@ -224,8 +253,9 @@ fn count_by<A: Label, B: Label, T: Low>(
 }
 
 /// The samples of one block, by range of their cell numbers: two passes, the first
-/// counting each range's samples (and each row's and column's), the second copying
-/// their low bits into place.
+/// counting each range's samples, the second copying their low bits into place through a
+/// cache line's buffer a range, each full line written out past the caches
+/// ([`stream_line`]: no read of the line it replaces, as an ordinary scattered store makes).
 fn partition<A: Label, B: Label, T: Low>(a: &[A], b: &[B], plan: &Plan) -> Block<T> {
     let shift = plan.shift;
     let mut starts = vec![0usize; plan.ranges + 1];
@@ -242,17 +272,43 @@ fn partition<A: Label, B: Label, T: Low>(a: &[A], b: &[B], plan: &Plan) -> Block
     }
     let mut next = starts.clone();
     let mut items = pages::zeroed::<T>(a.len());
+    let per = T::Line::LEN;
+    // Items before the first that starts a line: item `i` is at `phase(i)` in its line.
+    let lead = (items.as_ptr() as usize).wrapping_neg() % LINE / std::mem::size_of::<T>();
+    let phase = |i: usize| (i + per - lead) % per;
+    let mut lines = vec![T::Line::empty(); plan.ranges];
     for (x, y) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
         if stop::requested() {
             break;
         }
         for (&p, &q) in x.iter().zip(y) {
             let cell = plan.cell(p, q);
-            let slot = &mut next[(cell >> shift) as usize];
-            items[*slot] = T::of(cell);
-            *slot += 1;
+            let r = (cell >> shift) as usize;
+            let at = next[r];
+            next[r] = at + 1;
+            let k = phase(at);
+            let line = &mut lines[r];
+            line.as_mut()[k] = T::of(cell);
+            if k + 1 == per {
+                // The line of items `at + 1 - per ..= at` is full; the range may start
+                // within it, after another range's items.
+                let start = starts[r];
+                if at + 1 >= start + per {
+                    line.stream(&mut items[at + 1 - per..=at]);
+                } else {
+                    items[start..=at].copy_from_slice(&line.as_mut()[k + 1 - (at + 1 - start)..]);
+                }
+            }
         }
     }
+    // Each range's last line, partly filled.
+    for (r, line) in lines.iter_mut().enumerate() {
+        let end = next[r];
+        let from = starts[r].max(end.saturating_sub(phase(end)));
+        let k = phase(end);
+        items[from..end].copy_from_slice(&line.as_mut()[k - (end - from)..k]);
+    }
+    store_fence();
     Block { starts, items }
 }
 
@@ -439,6 +495,39 @@ mod tests {
             assert_eq!(Measures::purity(&kept), Measures::purity(&table));
             assert_eq!(kept.table(), &table, "{case}");
             assert_eq!(kept.into_table(), table, "{case}");
+        }
+    }
+
+    /// The partition written a line at a time holds each range's samples in their order,
+    /// as a plain scatter does: ranges empty, shorter than a line and starting mid-line,
+    /// on items of every alignment the allocator gives (the lengths vary it).
+    #[test]
+    fn partitions_written_by_lines_hold_each_range_in_order() {
+        fn check<T: Low + std::fmt::Debug>(a: &[i64], b: &[u32], plan: &Plan) {
+            let block = partition::<i64, u32, T>(a, b, plan);
+            let mut cells: Vec<u64> = a.iter().zip(b).map(|(&x, &y)| plan.cell(x, y)).collect();
+            // A stable sort by range: each range's samples in their order.
+            cells.sort_by_key(|&c| c >> plan.shift);
+            let expect: Vec<T> = cells.iter().map(|&c| T::of(c)).collect();
+            assert_eq!(block.items, expect, "{} {plan:?}", a.len());
+            for r in 0..plan.ranges {
+                let inside = cells.iter().filter(|&&c| (c >> plan.shift) as usize == r);
+                assert_eq!(block.range(r).len(), inside.count());
+            }
+        }
+        let mut next = xorshift(3);
+        for n in (0..200).chain([1000, 4095, 4097, 20_001]) {
+            for &(ka, kb) in &[(3u64, 5_000u64), (300, 300_000), (1, 70_000)] {
+                let a: Vec<i64> = (0..n).map(|_| (next() % ka) as i64).collect();
+                let b: Vec<u32> = (0..n).map(|_| (next() % kb) as u32).collect();
+                let numbers = ((0, ka - 1), (0, kb - 1));
+                let plan = Plan::new(n.max(1), numbers.0, numbers.1, 1 << 10).unwrap();
+                if plan.dense {
+                    check::<u16>(&a, &b, &plan);
+                } else {
+                    check::<u32>(&a, &b, &plan);
+                }
+            }
         }
     }
 
