@@ -312,10 +312,12 @@ fn partition<A: Label, B: Label, T: Low>(a: &[A], b: &[B], plan: &Plan) -> Block
     Block { starts, items }
 }
 
-/// A counting thread's buffers: the dense counts, or the samples to sort and their copy.
+/// A counting thread's buffers: the dense counts and their cells, or the samples to sort
+/// and their copy.
 #[derive(Default)]
 struct Scratch {
     counts: Vec<u32>,
+    cells: Vec<(u32, u32)>,
     keys: Vec<u32>,
     spare: Vec<u32>,
 }
@@ -337,20 +339,24 @@ fn count_range<T: Low>(
                 counts[x.index()] += 1;
             }
         }
-        let mut out = Vec::with_capacity(samples.min(1 << DENSE_BITS));
-        // Most groups of eight cells are empty in wide tables: one test skips them.
+        // Every cell is written at the next free place, which only a non-zero one then
+        // takes: no branch on a count (the zero cells of a range fall at random). One
+        // test skips a group of eight empty cells, as most are in the widest tables.
+        let out = &mut scratch.cells;
+        out.resize(samples.min(1 << DENSE_BITS) + 1, (0, 0));
+        let mut m = 0;
         for (g, group) in counts.chunks_exact_mut(8).enumerate() {
             if group.iter().fold(0, |acc, &c| acc | c) == 0 {
                 continue;
             }
             for (k, c) in group.iter_mut().enumerate() {
-                if *c != 0 {
-                    out.push(((8 * g + k) as u32, *c));
-                    *c = 0;
-                }
+                // At most `samples` cells are non-zero: `m` stays below `out.len()`.
+                out[m] = ((8 * g + k) as u32, *c);
+                m += usize::from(*c != 0);
+                *c = 0;
             }
         }
-        out
+        out[..m].to_vec()
     } else {
         let keys = &mut scratch.keys;
         keys.clear();
