@@ -156,3 +156,26 @@ def test_awkward_wide_inputs_match_numpy(name, t, p):
     for x in (m.row, m.col, m.data):
         ours.update(np.ascontiguousarray(x, dtype=np.int64).tobytes())
     assert (m.nnz, ours.hexdigest()) == (nnz, digest)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_table_counted_for_its_margins_answers_as_the_whole_table(name):
+    """A count for the pair counts alone (``margins``: ARI, Rand, FMI) keeps a wide table's
+    partition, not its cells: its sums are those of the table, and asked for its cells or a
+    measure of them after all, it counts them again, the same cells bit for bit."""
+    from fastcluster_metrics import _native
+
+    t, p = _shape(name, 2_000_000)
+    whole = _native.count(t, p)
+    kept = _native.count(t, p, False, True)
+    for question in ("n", "shape", "nnz"):
+        assert getattr(kept, question) == getattr(whole, question)
+    for question in ("pair_sums", "entropy_rows", "entropy_cols", "expected_mutual_info"):
+        assert getattr(kept, question)() == getattr(whole, question)(), question
+    for question in ("row_keys", "col_keys", "row_sums", "col_sums"):
+        assert np.array_equal(getattr(kept, question)(), getattr(whole, question)()), question
+    # The measures of the cells, then the cells themselves, counted again.
+    assert kept.mutual_info() == pytest.approx(whole.mutual_info(), rel=1e-13)
+    assert kept.purity() == whole.purity()
+    for ours, theirs in zip(kept.cells(), whole.cells(), strict=True):
+        assert np.array_equal(ours, theirs)

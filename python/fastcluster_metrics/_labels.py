@@ -343,13 +343,16 @@ def count_columns(
     missing: str = "raise",
     warn: bool = True,
     cells: bool = True,
+    margins: bool = False,
     weights: NDArray[Any] | None = None,
     func: str = "count",
     allow_zero: bool = False,
 ) -> tuple[Table, Column, Column]:
     """Validates two labelings (as scikit-learn's ``check_clusterings``) and builds their
     contingency table in one pass; also gives the encoded columns. ``cells=False``: only the
-    table's measures will be asked for (all singletons are then counted without their cells).
+    table's measures will be asked for (all singletons are then counted without their cells);
+    ``margins=True`` too: only measures of its margins and sums of squares (the pair counts),
+    so a wide table's cells are counted only if asked for after all.
     ``weights``: the samples' weights, checked (``_weights.check_sample_weight``); all 0 is an
     error unless ``allow_zero`` (a chunk of a stream)."""
     if _plain_integers(labels_true, labels_pred):
@@ -357,7 +360,7 @@ def count_columns(
         # call, most of a small input's time).
         true = Column(_native_contiguous(labels_true), None, dtype=labels_true.dtype)
         pred = Column(_native_contiguous(labels_pred), None, dtype=labels_pred.dtype)
-        return _count(true, pred, weights, cells, func, allow_zero), true, pred
+        return _count(true, pred, weights, cells, func, allow_zero, margins=margins), true, pred
     arr_true = None if _special(labels_true) else _as_array(labels_true, missing)
     arr_pred = None if _special(labels_pred) else _as_array(labels_pred, missing)
     if warn and (
@@ -375,7 +378,7 @@ def count_columns(
     true, pred, weights = _apply_missing(
         _column(labels_true, arr_true), _column(labels_pred, arr_pred), missing, weights
     )
-    return _count(true, pred, weights, cells, func, allow_zero), true, pred
+    return _count(true, pred, weights, cells, func, allow_zero, margins=margins), true, pred
 
 
 def _count(
@@ -385,11 +388,13 @@ def _count(
     cells: bool,
     func: str = "count",
     allow_zero: bool = False,
+    *,
+    margins: bool = False,
 ) -> Table:
     """The table of two encoded columns: of counts, or of the samples' weights (whose values
     the core checks as it reads them; ``func`` names the call in the errors)."""
     if weights is None:
-        return _native.count(true.codes, pred.codes, cells)
+        return _native.count(true.codes, pred.codes, cells, margins)
     try:
         table, sums = _native.count_weighted(true.codes, pred.codes, weights)
     except ValueError as e:
@@ -409,6 +414,7 @@ def count_labels(
     *,
     warn: bool = True,
     cells: bool = True,
+    margins: bool = False,
     allow_none: bool = False,
     sample_weight: Any = None,
     class_weight: Any = None,
@@ -433,6 +439,7 @@ def count_labels(
         missing=policy,
         warn=warn,
         cells=cells,
+        margins=margins,
         weights=weights,
         func=func,
         allow_zero=allow_zero,

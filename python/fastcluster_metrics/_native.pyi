@@ -57,7 +57,12 @@ class Table:
         self, model: str, emi: bool
     ) -> tuple[float, float, bool, bool, float | None]: ...
 
-def count(labels_true: NDArray[Any], labels_pred: NDArray[Any], cells: bool = True) -> Table: ...
+def count(
+    labels_true: NDArray[Any],
+    labels_pred: NDArray[Any],
+    cells: bool = True,
+    margins: bool = False,
+) -> Table: ...
 def count_one(labels: NDArray[Any]) -> Table: ...
 def count_weighted(
     labels_true: NDArray[Any], labels_pred: NDArray[Any], weights: NDArray[Any]

@@ -83,15 +83,19 @@ def _table(
     missing: str,
     sample_weight: Any = None,
     class_weight: ClassWeight = None,
+    *,
+    margins: bool = False,
 ) -> Table:
     """The table of a measure's call: its sums are all the measure needs (all singletons are
-    then counted without their cells)."""
+    then counted without their cells). ``margins``: the measure reads only the margins and
+    the sums of squares (the pair counts), so a wide table's cells need not be kept."""
     return count_labels(
         func,
         labels_true,
         labels_pred,
         missing,
         cells=False,
+        margins=margins,
         sample_weight=sample_weight,
         class_weight=class_weight,
     )[0]
@@ -200,7 +204,13 @@ def pair_confusion_matrix(
     """
     return sc.pair_confusion_matrix(
         _table(
-            "pair_confusion_matrix", labels_true, labels_pred, missing, sample_weight, class_weight
+            "pair_confusion_matrix",
+            labels_true,
+            labels_pred,
+            missing,
+            sample_weight,
+            class_weight,
+            margins=True,
         )
     )
 
@@ -226,7 +236,15 @@ def rand_score(
     0.8333333333333334
     """
     return sc.rand(
-        _table("rand_score", labels_true, labels_pred, missing, sample_weight, class_weight)
+        _table(
+            "rand_score",
+            labels_true,
+            labels_pred,
+            missing,
+            sample_weight,
+            class_weight,
+            margins=True,
+        )
     )
 
 
@@ -269,7 +287,8 @@ def adjusted_rand_score(
     func = "adjusted_rand_score"
     random_model = check_random_model(func, random_model)
     return sc.ari(
-        _table(func, labels_true, labels_pred, missing, sample_weight, class_weight), random_model
+        _table(func, labels_true, labels_pred, missing, sample_weight, class_weight, margins=True),
+        random_model,
     )
 
 
@@ -535,7 +554,13 @@ def fowlkes_mallows_score(
     """
     return sc.fowlkes_mallows(
         _table(
-            "fowlkes_mallows_score", labels_true, labels_pred, missing, sample_weight, class_weight
+            "fowlkes_mallows_score",
+            labels_true,
+            labels_pred,
+            missing,
+            sample_weight,
+            class_weight,
+            margins=True,
         )
     )
 

@@ -97,7 +97,7 @@ mod testing;
 
 pub use count::weight::{Weight, Weights, UNIT_BITS, WEIGHT_MAX};
 pub use count::weighted::{count_weighted, Weighted};
-pub use count::{count, count_columns, count_compact, count_one};
+pub use count::{count, count_columns, count_compact, count_one, Keep};
 pub use counted::{Counted, Measures};
 pub use cpu::prefetch;
 pub use dendrogram::{dendrogram_cuts, CutSums};

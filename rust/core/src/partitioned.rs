@@ -88,14 +88,52 @@ impl Side {
 /// count).
 pub(crate) type RangeCells = Vec<Vec<(u32, u32)>>;
 
+/// A table's cells as counted, or to be counted (from the partition the count kept) the
+/// first time they are asked for.
+pub(crate) enum Cells {
+    Counted(RangeCells),
+    Later(
+        OnceLock<RangeCells>,
+        Box<dyn Fn() -> RangeCells + Send + Sync>,
+    ),
+}
+
+impl Cells {
+    /// Cells that `count` counts when first asked for.
+    pub(crate) fn later(count: impl Fn() -> RangeCells + Send + Sync + 'static) -> Cells {
+        Cells::Later(OnceLock::new(), Box::new(count))
+    }
+
+    fn get(&self) -> &RangeCells {
+        match self {
+            Cells::Counted(cells) => cells,
+            Cells::Later(cells, count) => cells.get_or_init(count),
+        }
+    }
+}
+
+impl std::fmt::Debug for Cells {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ranges = |cells: &RangeCells| cells.len();
+        match self {
+            Cells::Counted(cells) => write!(f, "Counted({} ranges)", ranges(cells)),
+            Cells::Later(cells, _) => match cells.get() {
+                Some(cells) => write!(f, "Later(counted: {} ranges)", ranges(cells)),
+                None => write!(f, "Later(not counted)"),
+            },
+        }
+    }
+}
+
 /// One thread's sums over the ranges it counted: each side's over its key span (`u32`: a
-/// plan counts fewer than 2^32 samples), Σ n_ij², and a buffer of a range's column
-/// offsets.
+/// plan counts fewer than 2^32 samples), Σ n_ij², the non-zero cells, and a buffer of a
+/// range's column offsets.
 #[derive(Debug)]
 pub(crate) struct Spans {
     rows: Vec<u32>,
     cols: Vec<u32>,
     cells_sq: u128,
+    nnz: usize,
     buffer: Vec<u32>,
 }
 
@@ -106,6 +144,7 @@ impl Spans {
             rows: pages::zeroed(plan.na as usize),
             cols: pages::zeroed(plan.nb as usize),
             cells_sq: 0,
+            nnz: 0,
             buffer: Vec::new(),
         }
     }
@@ -123,6 +162,7 @@ impl Spans {
             self.buffer.push(col as u32);
         }
         self.cells_sq += u128::from(sq);
+        self.nnz += cells.len();
         // Columns come in no order: their sums are loaded a few cells ahead.
         let cols = &self.buffer;
         for (i, (&j, &(_, c))) in cols.iter().zip(cells).enumerate() {
@@ -144,16 +184,17 @@ impl Spans {
             .zip(other.cols)
             .for_each(|(x, y)| *x += y);
         self.cells_sq += other.cells_sq;
+        self.nnz += other.nnz;
         self
     }
 }
 
-/// A wide table as counted: its ranges' cells, its sides, Σ n_ij², and its [`Table`] once
-/// built.
+/// A wide table as counted: its ranges' cells (or the partition to count them from), its
+/// sides, Σ n_ij², and its [`Table`] once built.
 #[derive(Debug)]
 pub struct Partitioned {
     plan: CellNumbers,
-    ranges: RangeCells,
+    cells: Cells,
     rows: Side,
     cols: Side,
     nnz: usize,
@@ -164,25 +205,24 @@ pub struct Partitioned {
 }
 
 impl Partitioned {
-    /// The table of the counted `ranges` of cells numbered by `plan` (keys of `kinds`)
-    /// and their `spans`, to be built on `threads` threads.
+    /// The table of the `cells` numbered by `plan` (keys of `kinds`) and their `spans`, to
+    /// be built on `threads` threads.
     pub(crate) fn new(
-        ranges: RangeCells,
+        cells: Cells,
         spans: Spans,
         plan: CellNumbers,
         kinds: (KeyKind, KeyKind),
         threads: usize,
     ) -> Partitioned {
-        let nnz = ranges.iter().map(Vec::len).sum();
         let rows = Side::of(&spans.rows, plan.a_lo, kinds.0);
         let cols = Side::of(&spans.cols, plan.b_lo, kinds.1);
         let n = rows.sums.iter().sum();
         Partitioned {
             plan,
-            ranges,
+            cells,
             rows,
             cols,
-            nnz,
+            nnz: spans.nnz,
             cells_sq: spans.cells_sq,
             n,
             threads,
@@ -270,11 +310,12 @@ impl Partitioned {
         let mut cell_row = pages::zeroed::<u32>(total);
         let mut cell_col = pages::zeroed::<u32>(total);
         let mut cell_count = pages::zeroed::<u64>(total);
-        let mut parts = Vec::with_capacity(self.ranges.len());
+        let ranges = self.cells.get();
+        let mut parts = Vec::with_capacity(ranges.len());
         {
             let (mut rows, mut cols, mut counts) =
                 (&mut cell_row[..], &mut cell_col[..], &mut cell_count[..]);
-            for (r, cells) in self.ranges.iter().enumerate() {
+            for (r, cells) in ranges.iter().enumerate() {
                 let k = cells.len();
                 let (r_here, r_rest) = rows.split_at_mut(k);
                 let (c_here, c_rest) = cols.split_at_mut(k);

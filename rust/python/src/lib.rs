@@ -180,27 +180,34 @@ fn count_against<A: Label>(
     py: Python<'_>,
     a: &[A],
     b: &Labels<'_>,
-    cells: bool,
+    keep: fcm::Keep,
 ) -> PyResult<fcm::Counted> {
     let long = a.len() >= LONG;
     with_slice!(b, |b| Ok(interruptible(py, long, || fcm::count_compact(
-        a, b, cells
+        a, b, keep
     ))?
     .map_err(CoreError::from)?))
 }
 
 /// The contingency table of two labelings, in one pass over them (GIL released). With
 /// `cells=False` its cells (and cluster keys and sizes) may be left out, for a table
-/// whose measures alone are wanted.
+/// whose measures alone are wanted; with `margins=True` too, for measures of its margins
+/// and sums of squares alone (a wide table's cells are then counted only if asked for).
 #[pyfunction]
-#[pyo3(signature = (labels_true, labels_pred, cells = true))]
+#[pyo3(signature = (labels_true, labels_pred, cells = true, margins = false))]
 fn count(
     py: Python<'_>,
     labels_true: Labels<'_>,
     labels_pred: Labels<'_>,
     cells: bool,
+    margins: bool,
 ) -> PyResult<Table> {
-    let inner = with_slice!(&labels_true, |a| count_against(py, a, &labels_pred, cells))?;
+    let keep = match (cells, margins) {
+        (true, _) => fcm::Keep::Cells,
+        (false, false) => fcm::Keep::Measures,
+        (false, true) => fcm::Keep::Margins,
+    };
+    let inner = with_slice!(&labels_true, |a| count_against(py, a, &labels_pred, keep))?;
     Ok(Table { inner })
 }
 

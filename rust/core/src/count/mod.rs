@@ -49,15 +49,29 @@ pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
     count_usual(a, b, threads)
 }
 
+/// What a count keeps of a table, for what will be asked of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Its cells: the table will be read whole.
+    Cells,
+    /// What its measures read, in the form it was counted in: all singletons by their rows
+    /// alone ([`Counted::Singletons`]), a wide table by its ranges' cells
+    /// ([`Counted::Partitioned`]).
+    Measures,
+    /// As [`Keep::Measures`], for measures of the margins and Σ n_ij² alone (the pair
+    /// counts): a wide table keeps the partition its cells were counted in, not the cells,
+    /// and counts them again if they are asked for after all.
+    Margins,
+}
+
 /// [`count`], keeping a table whose every column has one non-empty row in the compact
-/// form it was counted in ([`Counted::OneRow`]) when it has many columns. Unless `cells`
-/// (its cells will be asked for), a table of singletons is counted and kept by its rows
-/// alone ([`Counted::Singletons`]).
-pub fn count_compact<A: Label, B: Label>(a: &[A], b: &[B], cells: bool) -> Result<Counted, Error> {
+/// form it was counted in ([`Counted::OneRow`]) when it has many columns, and what `keep`
+/// says of the rest.
+pub fn count_compact<A: Label, B: Label>(a: &[A], b: &[B], keep: Keep) -> Result<Counted, Error> {
     let threads = threads_for(a, b)?;
     // Clusters each within one class (all singletons, say), too many for a window.
     if let Some(probe) = probe(a, b, threads) {
-        if !cells {
+        if keep != Keep::Cells {
             if let Some(singletons) = one_row::count_singletons(a, b, &probe, threads) {
                 return Ok(Counted::Singletons(singletons));
             }
@@ -71,7 +85,7 @@ pub fn count_compact<A: Label, B: Label>(a: &[A], b: &[B], cells: bool) -> Resul
             });
         }
     }
-    count_usual_compact(a, b, threads, cells)
+    count_usual_compact(a, b, threads, keep)
 }
 
 /// The threads to count `a` and `b` on; an error if their lengths differ.
@@ -102,25 +116,24 @@ fn probe<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Option<one_row
 /// [`count`] by windows and hash maps (or by partitions, [`wide`]), on `threads` threads.
 fn count_usual<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Result<Table, Error> {
     if let Some(plan) = wide_plan(a, b, threads) {
-        return wide::count(a, b, &plan, threads)?.into_table_or_stop();
+        return wide::count(a, b, &plan, threads, true)?.into_table_or_stop();
     }
     count_windows(a, b, threads)
 }
 
 /// [`count_usual`], keeping a table counted by partitions as it was counted
-/// ([`Counted::Partitioned`]) unless its `cells` will be asked for.
+/// ([`Counted::Partitioned`]) unless `keep` says its cells will be asked for.
 fn count_usual_compact<A: Label, B: Label>(
     a: &[A],
     b: &[B],
     threads: usize,
-    cells: bool,
+    keep: Keep,
 ) -> Result<Counted, Error> {
     if let Some(plan) = wide_plan(a, b, threads) {
-        let counted = wide::count(a, b, &plan, threads)?;
-        return Ok(if cells {
-            Counted::Table(counted.into_table_or_stop()?)
-        } else {
-            Counted::Partitioned(counted)
+        let counted = wide::count(a, b, &plan, threads, keep != Keep::Margins)?;
+        return Ok(match keep {
+            Keep::Cells => Counted::Table(counted.into_table_or_stop()?),
+            Keep::Measures | Keep::Margins => Counted::Partitioned(counted),
         });
     }
     count_windows(a, b, threads).map(Counted::Table)

@@ -18,7 +18,7 @@ use crate::pages::{self, Zero};
 use crate::pool;
 use crate::stop;
 
-use crate::partitioned::{CellNumbers, Partitioned, RangeCells, Spans};
+use crate::partitioned::{CellNumbers, Cells, Partitioned, RangeCells, Spans};
 
 /// Low bits of a dense range: its 2^16 `u32` counts (256 kB) stay in L2.
 const DENSE_BITS: u32 = 16;
@@ -109,7 +109,7 @@ impl Plan {
 }
 
 /// The low bits of a cell number within its range.
-trait Low: Zero + Default + Ord + Send + Sync {
+trait Low: Zero + Default + Ord + Send + Sync + 'static {
     /// A cache line of them.
     type Line: Copy + AsMut<[Self]> + Lined<Self>;
     fn of(cell: u64) -> Self;
@@ -176,39 +176,37 @@ impl<T> Block<T> {
     }
 }
 
-/// Counts the table of `a` against `b` by `plan`, on `threads` threads.
+/// Counts the table of `a` against `b` by `plan`, on `threads` threads. Unless `cells`,
+/// its cells are not kept but its partition is, for them to be counted again the first
+/// time they are asked for: measures of the margins and Σ n_ij² (ARI) need only the sums
+/// added up as the ranges are counted, and each range's cells written out cost about as
+/// much as counting them.
 pub(super) fn count<A: Label, B: Label>(
     a: &[A],
     b: &[B],
     plan: &Plan,
     threads: usize,
+    cells: bool,
 ) -> Result<Partitioned, Error> {
     pool::run(|| {
-        let (cells, spans) = if plan.dense {
-            count_by::<A, B, u16>(a, b, plan, threads)
+        if plan.dense {
+            count_by::<A, B, u16>(a, b, plan, threads, cells)
         } else {
-            count_by::<A, B, u32>(a, b, plan, threads)
-        }?;
-        let numbers = plan.numbers();
-        Ok(Partitioned::new(
-            cells,
-            spans,
-            numbers,
-            (A::KIND, B::KIND),
-            threads,
-        ))
+            count_by::<A, B, u32>(a, b, plan, threads, cells)
+        }
     })
 }
 
-/// Each range's non-zero cells as (low bits, count), in order, and each side's sums: the
-/// blocks partitioned in parallel, then the ranges counted in parallel, each thread
-/// taking a run of them and adding up their sums as it goes.
+/// The table as counted: the blocks partitioned in parallel, then the ranges counted in
+/// parallel, each thread taking a run of them and adding up their sums as it goes; each
+/// range's non-zero cells kept as (low bits, count), in order, if `keep`.
 fn count_by<A: Label, B: Label, T: Low>(
     a: &[A],
     b: &[B],
     plan: &Plan,
     threads: usize,
-) -> Result<(RangeCells, Spans), Error> {
+    keep: bool,
+) -> Result<Partitioned, Error> {
     let block = a.len().div_ceil(threads).max(1);
     let blocks: Vec<Block<T>> = if threads > 1 {
         a.par_chunks(block)
@@ -226,17 +224,17 @@ fn count_by<A: Label, B: Label, T: Low>(
     let each = |(mut scratch, mut spans, mut ranges): Counting, r: usize| {
         if !stop::requested() {
             let cells = count_range(&blocks, r, plan, &mut scratch);
-            spans.add(&numbers, r, &cells);
-            ranges.push((r, cells));
+            spans.add(&numbers, r, cells);
+            if keep {
+                ranges.push((r, cells.to_vec()));
+            }
         }
         (scratch, spans, ranges)
     };
     let (_, spans, mut ranges) = if threads > 1 {
-        // A run a thread (rayon splits a run in two only where each half holds the least).
-        let run = (plan.ranges / threads).max(1);
         (0..plan.ranges)
             .into_par_iter()
-            .with_min_len(run)
+            .with_min_len(run(plan, threads))
             .fold(fresh, each)
             .reduce_with(|(s, x, mut r1), (_, y, r2)| {
                 r1.extend(r2);
@@ -247,9 +245,39 @@ fn count_by<A: Label, B: Label, T: Low>(
         (0..plan.ranges).fold(fresh(), each)
     };
     stop::check()?;
-    ranges.sort_unstable_by_key(|&(r, _)| r);
-    let ranges = ranges.into_iter().map(|(_, cells)| cells).collect();
-    Ok((ranges, spans))
+    let kinds = (A::KIND, B::KIND);
+    let cells = if keep {
+        ranges.sort_unstable_by_key(|&(r, _)| r);
+        Cells::Counted(ranges.into_iter().map(|(_, cells)| cells).collect())
+    } else {
+        let plan = *plan;
+        Cells::later(move || recount(&blocks, &plan, threads))
+    };
+    Ok(Partitioned::new(cells, spans, numbers, kinds, threads))
+}
+
+/// Ranges a thread takes in a run (rayon splits a run in two only where each half holds
+/// the least).
+fn run(plan: &Plan, threads: usize) -> usize {
+    (plan.ranges / threads).max(1)
+}
+
+/// Each range's cells counted again from the kept partition, ranges in parallel (whole:
+/// a stop request does not cut it short, as the cells are kept).
+fn recount<T: Low>(blocks: &[Block<T>], plan: &Plan, threads: usize) -> RangeCells {
+    let each = |scratch: &mut Scratch, r: usize| count_range(blocks, r, plan, scratch).to_vec();
+    if threads > 1 {
+        pool::run(|| {
+            (0..plan.ranges)
+                .into_par_iter()
+                .with_min_len(run(plan, threads))
+                .map_init(Scratch::default, each)
+                .collect()
+        })
+    } else {
+        let mut scratch = Scratch::default();
+        (0..plan.ranges).map(|r| each(&mut scratch, r)).collect()
+    }
 }
 
 /// The samples of one block, by range of their cell numbers: two passes, the first
@@ -322,13 +350,14 @@ struct Scratch {
     spare: Vec<u32>,
 }
 
-/// The non-zero cells of range `r` as (low bits, count), in order.
-fn count_range<T: Low>(
+/// The non-zero cells of range `r` as (low bits, count), in order, in the scratch's
+/// buffer.
+fn count_range<'s, T: Low>(
     blocks: &[Block<T>],
     r: usize,
     plan: &Plan,
-    scratch: &mut Scratch,
-) -> Vec<(u32, u32)> {
+    scratch: &'s mut Scratch,
+) -> &'s [(u32, u32)] {
     let samples: usize = blocks.iter().map(|b| b.range(r).len()).sum();
     if plan.dense {
         // Every low bit pattern of a u16 indexes the array: no bounds checks.
@@ -356,7 +385,7 @@ fn count_range<T: Low>(
                 *c = 0;
             }
         }
-        out[..m].to_vec()
+        &out[..m]
     } else {
         let keys = &mut scratch.keys;
         keys.clear();
@@ -364,16 +393,19 @@ fn count_range<T: Low>(
             keys.extend(block.range(r).iter().map(|x| x.index() as u32));
         }
         radix_sort(keys, &mut scratch.spare, plan.shift);
-        runs(keys, &mut scratch.spare)
+        runs(keys, &mut scratch.spare, &mut scratch.cells);
+        &scratch.cells
     }
 }
 
 /// The runs of equal values of sorted `keys`, as (value, length), found without a branch
 /// a key: most cells of a table this wide hold one sample, and a loop that ends with each
-/// run would mispredict its end about once a key. `starts` is scratch.
-fn runs(keys: &[u32], starts: &mut Vec<u32>) -> Vec<(u32, u32)> {
+/// run would mispredict its end about once a key. `starts` is scratch; the runs replace
+/// what `out` held.
+fn runs(keys: &[u32], starts: &mut Vec<u32>, out: &mut Vec<(u32, u32)>) {
+    out.clear();
     if keys.is_empty() {
-        return Vec::new();
+        return;
     }
     starts.clear();
     starts.resize(keys.len() + 1, 0);
@@ -385,10 +417,11 @@ fn runs(keys: &[u32], starts: &mut Vec<u32>) -> Vec<(u32, u32)> {
         j += usize::from(pair[0] != pair[1]);
     }
     starts[j + 1] = keys.len() as u32;
-    starts[..j + 2]
-        .windows(2)
-        .map(|w| (keys[w[0] as usize], w[1] - w[0]))
-        .collect()
+    out.extend(
+        starts[..j + 2]
+            .windows(2)
+            .map(|w| (keys[w[0] as usize], w[1] - w[0])),
+    );
 }
 
 /// Digits of [`radix_sort`]: 2^11 counts, 8 kB, stay in L1.
@@ -435,8 +468,14 @@ mod tests {
         let ra = range(&mut a.iter().map(|x| x.key()));
         let rb = range(&mut b.iter().map(|x| x.key()));
         let plan = Plan::new(a.len(), ra, rb, window)?;
-        let one = count(a, b, &plan, 1).unwrap().into_table_or_stop().unwrap();
-        let two = count(a, b, &plan, 2).unwrap().into_table_or_stop().unwrap();
+        let one = count(a, b, &plan, 1, true)
+            .unwrap()
+            .into_table_or_stop()
+            .unwrap();
+        let two = count(a, b, &plan, 2, true)
+            .unwrap()
+            .into_table_or_stop()
+            .unwrap();
         assert_eq!(one, two);
         Some((one, plan))
     }
@@ -491,32 +530,37 @@ mod tests {
             );
             let plan = Plan::new(n, range_a, range_b, 1 << 12).expect("wide enough");
             assert_eq!(plan.dense, ka == 50);
-            let kept = count(&a, &b, &plan, threads).unwrap();
-            let table = count_in(&a, &b, 1).unwrap();
-            let case = format!("{n} {ka} {kb} {threads}");
-            assert_eq!(kept.n(), table.n, "{case}");
-            assert_eq!(
-                (kept.n_rows(), kept.n_cols()),
-                (table.n_rows(), table.n_cols())
-            );
-            assert_eq!(Measures::nnz(&kept), table.cell_count.len(), "{case}");
-            assert_eq!(Measures::rows(&kept), &table.rows, "{case}");
-            assert_eq!(kept.row_sums(), &table.row_sums[..], "{case}");
-            assert_eq!(kept.col_sums(), &table.col_sums[..], "{case}");
-            assert_eq!(kept.pair_sums(), Measures::pair_sums(&table), "{case}");
-            assert_eq!(Measures::col_sizes(&kept), Measures::col_sizes(&table));
-            assert_eq!(
-                Measures::entropy_cols(&kept),
-                Measures::entropy_cols(&table)
-            );
-            let emi = Measures::expected_mutual_info(&table);
-            assert_eq!(kept.expected_mutual_info(), emi, "{case}");
-            assert!(emi > 0.0, "{case}");
-            // Measures of the cells: from the table, built when first asked for.
-            assert_eq!(Measures::mutual_info(&kept), Measures::mutual_info(&table));
-            assert_eq!(Measures::purity(&kept), Measures::purity(&table));
-            assert_eq!(kept.table(), &table, "{case}");
-            assert_eq!(kept.into_table(), table, "{case}");
+            for keep in [true, false] {
+                let kept = count(&a, &b, &plan, threads, keep).unwrap();
+                let table = count_in(&a, &b, 1).unwrap();
+                let case = format!("{n} {ka} {kb} {threads} {keep}");
+                assert_eq!(kept.n(), table.n, "{case}");
+                assert_eq!(
+                    (kept.n_rows(), kept.n_cols()),
+                    (table.n_rows(), table.n_cols())
+                );
+                assert_eq!(Measures::nnz(&kept), table.cell_count.len(), "{case}");
+                assert_eq!(Measures::rows(&kept), &table.rows, "{case}");
+                assert_eq!(kept.row_sums(), &table.row_sums[..], "{case}");
+                assert_eq!(kept.col_sums(), &table.col_sums[..], "{case}");
+                assert_eq!(kept.pair_sums(), Measures::pair_sums(&table), "{case}");
+                assert_eq!(Measures::col_sizes(&kept), Measures::col_sizes(&table));
+                assert_eq!(
+                    Measures::entropy_cols(&kept),
+                    Measures::entropy_cols(&table)
+                );
+                let emi = Measures::expected_mutual_info(&table);
+                assert_eq!(kept.expected_mutual_info(), emi, "{case}");
+                assert!(emi > 0.0, "{case}");
+                // Not kept, the cells are not counted for the measures of the sums.
+                let debug = format!("{kept:?}");
+                assert_eq!(debug.contains("Later(not counted)"), !keep, "{case}");
+                // Measures of the cells: from the table, built when first asked for.
+                assert_eq!(Measures::mutual_info(&kept), Measures::mutual_info(&table));
+                assert_eq!(Measures::purity(&kept), Measures::purity(&table));
+                assert_eq!(kept.table(), &table, "{case}");
+                assert_eq!(kept.into_table(), table, "{case}");
+            }
         }
     }
 
@@ -556,7 +600,7 @@ mod tests {
     #[test]
     fn runs_of_sorted_keys_are_counted_as_a_plain_loop_counts_them() {
         let mut next = xorshift(5);
-        let mut starts = Vec::new();
+        let (mut starts, mut out) = (Vec::new(), vec![(7, 7)]);
         for n in 0..300usize {
             for spread in [1u64, 3, 1 << 20] {
                 let mut keys: Vec<u32> = (0..n).map(|_| (next() % spread) as u32).collect();
@@ -568,7 +612,8 @@ mod tests {
                         _ => expect.push((k, 1)),
                     }
                 }
-                assert_eq!(runs(&keys, &mut starts), expect, "{n} {spread}");
+                runs(&keys, &mut starts, &mut out);
+                assert_eq!(out, expect, "{n} {spread}");
             }
         }
     }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use fastcluster_metrics_core::{count, count_compact, scores, Counted, Error, Label, Table};
+use fastcluster_metrics_core::{count, count_compact, scores, Counted, Error, Keep, Label, Table};
 
 pub type Cells = BTreeMap<(i128, i128), u64>;
 
@@ -158,12 +158,14 @@ pub fn check_count<A: Label + Into<i128>, B: Label + Into<i128>>(a: &[A], b: &[B
     check_invariants(&t);
     assert_eq!(cells_of(&t), naive(a, b));
     check_scores(&t);
-    check_counted(&count_compact(a, b, true).unwrap(), &t);
-    let measures = count_compact(a, b, false).unwrap();
-    if let Some(table) = measures.table() {
-        assert_eq!(table, &t);
+    check_counted(&count_compact(a, b, Keep::Cells).unwrap(), &t);
+    for keep in [Keep::Measures, Keep::Margins] {
+        let measures = count_compact(a, b, keep).unwrap();
+        check_counted(&measures, &t);
+        if let Some(table) = measures.table() {
+            assert_eq!(table, &t);
+        }
     }
-    check_counted(&measures, &t);
     let one = fastcluster_metrics_core::count_one(a).unwrap();
     check_invariants(&one);
     assert_eq!(one.row_sums, t.row_sums);
