@@ -26,8 +26,10 @@ const DENSE_BITS: u32 = 16;
 /// most this many cells a sample (at 1e6 samples, 4.3 cells a sample sorted in 17 ms
 /// against 23 ms dense; at 3e6, 3.3 cells a sample took the same either way).
 const DENSE_PER_SAMPLE: u64 = 4;
-/// Samples a sorted range holds on average: their `u32`s sort within L1 and L2.
-const SORTED_SAMPLES: u64 = 1 << 12;
+/// Samples a sorted range holds on average: their `u32`s and their copy sort within L2,
+/// and the ranges are few enough for the partition's line buffers (64 bytes a range) to
+/// stay in L1 (a million labels a side at 1e7: 512 ranges, 10 % faster than 2048).
+const SORTED_SAMPLES: u64 = 1 << 14;
 /// Ranges at most: each thread's second pass writes to all of them at once. (Ranges
 /// number 2^12 or fewer but where `u32` low bits need more: a million labels a side.)
 const RANGES_MAX: u64 = 1 << 16;
@@ -71,7 +73,7 @@ impl Plan {
         let shift = if dense {
             DENSE_BITS
         } else {
-            // A few thousand samples a range, and ranges narrow enough for `u32` low bits.
+            // Some ten thousand samples a range, and ranges narrow enough for `u32` low bits.
             let log_ranges = (n / SORTED_SAMPLES)
                 .max(1)
                 .ilog2()
