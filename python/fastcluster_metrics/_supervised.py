@@ -7,6 +7,7 @@ Rust. Degenerate cases return what scikit-learn 1.9 returns.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -99,6 +100,11 @@ def _table(
         sample_weight=sample_weight,
         class_weight=class_weight,
     )[0]
+
+
+_pairs_table = partial(_table, margins=True)
+"""The table of a pair-counting measure's call: its margins and sums of squares are all it
+reads (a wide table's cells are then not kept)."""
 
 
 def contingency_matrix(
@@ -203,14 +209,8 @@ def pair_confusion_matrix(
     [[8, 2], [0, 2]]
     """
     return sc.pair_confusion_matrix(
-        _table(
-            "pair_confusion_matrix",
-            labels_true,
-            labels_pred,
-            missing,
-            sample_weight,
-            class_weight,
-            margins=True,
+        _pairs_table(
+            "pair_confusion_matrix", labels_true, labels_pred, missing, sample_weight, class_weight
         )
     )
 
@@ -236,15 +236,7 @@ def rand_score(
     0.8333333333333334
     """
     return sc.rand(
-        _table(
-            "rand_score",
-            labels_true,
-            labels_pred,
-            missing,
-            sample_weight,
-            class_weight,
-            margins=True,
-        )
+        _pairs_table("rand_score", labels_true, labels_pred, missing, sample_weight, class_weight)
     )
 
 
@@ -287,7 +279,7 @@ def adjusted_rand_score(
     func = "adjusted_rand_score"
     random_model = check_random_model(func, random_model)
     return sc.ari(
-        _table(func, labels_true, labels_pred, missing, sample_weight, class_weight, margins=True),
+        _pairs_table(func, labels_true, labels_pred, missing, sample_weight, class_weight),
         random_model,
     )
 
@@ -553,14 +545,8 @@ def fowlkes_mallows_score(
     1.0
     """
     return sc.fowlkes_mallows(
-        _table(
-            "fowlkes_mallows_score",
-            labels_true,
-            labels_pred,
-            missing,
-            sample_weight,
-            class_weight,
-            margins=True,
+        _pairs_table(
+            "fowlkes_mallows_score", labels_true, labels_pred, missing, sample_weight, class_weight
         )
     )
 
