@@ -633,7 +633,11 @@ mod tests {
             for &(ka, kb) in &[(3u64, 5_000u64), (300, 300_000), (1, 70_000)] {
                 let a: Vec<i64> = (0..n).map(|_| (next() % ka) as i64).collect();
                 let b: Vec<u32> = (0..n).map(|_| (next() % kb) as u32).collect();
-                let numbers = ((0, ka - 1), (0, kb - 1));
+                // The keys' spans (a signed key is its value with the sign bit flipped).
+                let numbers = (
+                    (0i64.key(), (ka as i64 - 1).key()),
+                    (0u32.key(), (kb as u32 - 1).key()),
+                );
                 let plan = Plan::new(n.max(1), numbers.0, numbers.1, 1 << 10).unwrap();
                 if plan.dense {
                     check::<u16>(&a, &b, &plan);
