@@ -3,11 +3,13 @@
 //! analytical databases aggregate: each pair of keys is one cell number,
 //! `(key_a - a_lo) * nb + (key_b - b_lo)`; a first pass counts the samples of each range
 //! of cell numbers (their top bits), a second copies each sample's low bits into its
-//! range, and each range is then counted within a core's cache, ranges in parallel: in a
-//! dense array of 2^16 counts when the table has at most [`DENSE_PER_SAMPLE`] cells a
-//! sample, by sorting its few thousand samples otherwise. Ranges are in cell order, so
-//! the cells come out sorted by row, then column, as a [`crate::Table`] holds them, and
-//! are kept as counted ([`Partitioned`]).
+//! range (a cache line at a time, past the caches), and each range is then counted within
+//! a core's cache, ranges in parallel: in a dense array of 2^16 counts when the table has
+//! at most [`DENSE_PER_SAMPLE`] cells a sample, by sorting its some ten thousand samples
+//! otherwise. Ranges are in cell order, so the cells come out sorted by row, then column,
+//! as a [`crate::Table`] holds them, and are kept as counted ([`Partitioned`]); or, for
+//! the pair counts alone, only their sums are kept, with the partition to count the cells
+//! again from if they are asked for.
 
 use rayon::prelude::*;
 
@@ -31,7 +33,7 @@ const DENSE_PER_SAMPLE: u64 = 4;
 /// stay in L1 (a million labels a side at 1e7: 512 ranges, 10 % faster than 2048).
 const SORTED_SAMPLES: u64 = 1 << 14;
 /// Ranges at most: each thread's second pass writes to all of them at once. (Ranges
-/// number 2^12 or fewer but where `u32` low bits need more: a million labels a side.)
+/// number n / 2^14 or fewer but where `u32` low bits need more: a million labels a side.)
 const RANGES_MAX: u64 = 1 << 16;
 /// The most key values one side may span: its sums are an array over them.
 const SIDE_MAX: u64 = 1 << 26;
