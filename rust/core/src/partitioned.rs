@@ -152,24 +152,33 @@ impl Spans {
     /// Adds the cells of range `r`: (low bits, count), in order.
     pub(crate) fn add(&mut self, plan: &CellNumbers, r: usize, cells: &[(u32, u32)]) {
         let mut at = Rows::new(plan, r);
-        // Fewer than 2^32 samples: Σ n_ij² < 2^64 for a range.
+        // Fewer than 2^32 samples: Σ n_ij² < 2^64 for a range, a row's sum < 2^32.
         let mut sq = 0u64;
-        self.buffer.clear();
-        for &(low, c) in cells {
-            let (row, col) = at.of(low);
-            self.rows[row as usize] += c;
+        let (rows, cols, buffer) = (&mut self.rows, &mut self.cols, &mut self.buffer);
+        buffer.clear();
+        buffer.resize(cells.len(), 0);
+        // A row's cells come one after another: its sum is added up apart and stored
+        // once (not loaded and stored again a cell, each add waiting for the last).
+        let (mut row, mut sum) = (0, 0u32);
+        for (&(low, c), col) in cells.iter().zip(buffer.iter_mut()) {
+            let (i, j) = at.of(low);
+            if i as usize != row {
+                rows[row] += sum;
+                (row, sum) = (i as usize, 0);
+            }
+            sum += c;
             sq += u64::from(c) * u64::from(c);
-            self.buffer.push(col as u32);
+            *col = j as u32;
         }
+        rows[row] += sum;
         self.cells_sq += u128::from(sq);
         self.nnz += cells.len();
         // Columns come in no order: their sums are loaded a few cells ahead.
-        let cols = &self.buffer;
-        for (i, (&j, &(_, c))) in cols.iter().zip(cells).enumerate() {
-            if let Some(&ahead) = cols.get(i + AHEAD) {
-                prefetch(&self.cols[ahead as usize]);
+        for (i, (&j, &(_, c))) in buffer.iter().zip(cells).enumerate() {
+            if let Some(&ahead) = buffer.get(i + AHEAD) {
+                prefetch(&cols[ahead as usize]);
             }
-            self.cols[j as usize] += c;
+            cols[j as usize] += c;
         }
     }
 
