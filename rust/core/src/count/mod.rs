@@ -26,6 +26,7 @@ use crate::error::Error;
 use crate::label::{Constant, Label};
 use crate::one_row;
 use crate::pages;
+use crate::partitioned::Partitioned;
 use crate::pool;
 use crate::stop;
 use crate::table::Table;
@@ -115,8 +116,8 @@ fn probe<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Option<one_row
 
 /// [`count`] by windows and hash maps (or by partitions, [`wide`]), on `threads` threads.
 fn count_usual<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Result<Table, Error> {
-    if let Some(plan) = wide_plan(a, b, threads) {
-        return wide::count(a, b, &plan, threads, true)?.into_table_or_stop();
+    if let Some(counted) = count_wide(a, b, threads, true)? {
+        return counted.into_table_or_stop();
     }
     count_windows(a, b, threads)
 }
@@ -129,8 +130,7 @@ fn count_usual_compact<A: Label, B: Label>(
     threads: usize,
     keep: Keep,
 ) -> Result<Counted, Error> {
-    if let Some(plan) = wide_plan(a, b, threads) {
-        let counted = wide::count(a, b, &plan, threads, keep != Keep::Margins)?;
+    if let Some(counted) = count_wide(a, b, threads, keep != Keep::Margins)? {
         return Ok(match keep {
             Keep::Cells => Counted::Table(counted.into_table_or_stop()?),
             Keep::Measures | Keep::Margins => Counted::Partitioned(counted),
@@ -153,38 +153,66 @@ fn count_windows<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Result
 /// wide for a window before reading every key.
 const GLANCE: usize = 1024;
 
-/// The plan to count `a` against `b` by partitions ([`wide`]), if their table is too wide
-/// for a window: guessed from the first samples and a few spread over all of them, then
-/// decided on the keys' full ranges (a pass, only for tables that look wide).
-fn wide_plan<A: Label, B: Label>(a: &[A], b: &[B], threads: usize) -> Option<wide::Plan> {
-    if !looks_wide(a.len(), |i| a[i].key(), |i| b[i].key()) {
-        return None;
+/// The table of `a` against `b` counted by partitions ([`wide`]), if it is too wide for a
+/// window and they can count it, keeping its cells if `cells`. The plan is first made
+/// for the key spans of a glance, widened by a sixteenth: the partition's first pass
+/// reads every key's bounds as it counts, so no pass over the keys is made for their
+/// spans alone, and if a key falls outside, the plan is made again for the spans read.
+fn count_wide<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    threads: usize,
+    cells: bool,
+) -> Result<Option<Partitioned>, Error> {
+    let n = a.len();
+    if n < PARALLEL_MIN {
+        return Ok(None);
     }
-    let (ra, rb) = pool::run(|| {
-        rayon::join(
-            || one_row::key_range(a, threads),
-            || one_row::key_range(b, threads),
-        )
-    });
-    wide::Plan::new(a.len(), ra, rb, 2 * WINDOW_MAX)
+    let (ga, gb) = (glance(n, |i| a[i].key()), glance(n, |i| b[i].key()));
+    if !looks_wide(ga, gb) {
+        return Ok(None);
+    }
+    let window = 2 * WINDOW_MAX;
+    let widen = |(lo, hi): (u64, u64)| {
+        let more = (hi - lo) / 16 + 1;
+        (lo.saturating_sub(more), hi.saturating_add(more))
+    };
+    let mut plan = wide::Plan::new(n, widen(ga), widen(gb), window);
+    if plan.is_none() {
+        let (ra, rb) = pool::run(|| {
+            rayon::join(
+                || one_row::key_range(a, threads),
+                || one_row::key_range(b, threads),
+            )
+        });
+        plan = wide::Plan::new(n, ra, rb, window);
+    }
+    // A plan for the spans read holds every key: at most one plan more.
+    for _ in 0..2 {
+        let Some(p) = plan else { break };
+        match wide::count(a, b, &p, threads, cells)? {
+            wide::Count::Done(counted) => return Ok(Some(*counted)),
+            wide::Count::Beyond([ra, rb]) => plan = wide::Plan::new(n, ra, rb, window),
+        }
+    }
+    Ok(None)
 }
 
-/// Whether the table of `n` samples with keys `a(i)` and `b(i)` looks too wide for a
-/// window, from its first samples and [`GLANCE`] spread over all of them; never below
-/// [`PARALLEL_MIN`] samples.
-fn looks_wide(n: usize, a: impl Fn(usize) -> u64, b: impl Fn(usize) -> u64) -> bool {
-    if n < PARALLEL_MIN {
-        return false;
-    }
+/// The smallest and largest of `key(i)` over the first samples and [`GLANCE`] spread
+/// over all `n` of them (at least [`PARALLEL_MIN`]).
+fn glance(n: usize, key: impl Fn(usize) -> u64) -> (u64, u64) {
     let step = n / GLANCE;
-    let glance = |key: &dyn Fn(usize) -> u64| {
-        let (lo, hi) = (0..n.min(PRESCAN))
-            .chain((0..GLANCE).map(|i| i * step))
-            .map(key)
-            .fold((u64::MAX, 0), |(lo, hi), k| (lo.min(k), hi.max(k)));
-        u128::from(hi - lo) + 1
-    };
-    glance(&a) * glance(&b) > u128::from(2 * WINDOW_MAX)
+    (0..n.min(PRESCAN))
+        .chain((0..GLANCE).map(|i| i * step))
+        .map(key)
+        .fold((u64::MAX, 0), |(lo, hi), k| (lo.min(k), hi.max(k)))
+}
+
+/// Whether a table whose keys' glances ([`glance`]) span `a` and `b` looks too wide for
+/// a window.
+fn looks_wide(a: (u64, u64), b: (u64, u64)) -> bool {
+    let span = |(lo, hi): (u64, u64)| u128::from(hi - lo) + 1;
+    span(a) * span(b) > u128::from(2 * WINDOW_MAX)
 }
 
 /// [`count`] on `threads` threads, from a thread of the pool if more than one.
@@ -344,7 +372,13 @@ pub fn count_columns<A: Label, B: Label>(
         1
     };
     // Wide tables count by partitions, a column at a time (gathered: a copy of it).
-    if (0..width).any(|j| looks_wide(n, |i| a[i].key(), |i| b[i * width + j].key())) {
+    let looks = |j: usize| {
+        looks_wide(
+            glance(n, |i| a[i].key()),
+            glance(n, |i| b[i * width + j].key()),
+        )
+    };
+    if n >= PARALLEL_MIN && (0..width).any(looks) {
         return (0..width)
             .map(|j| {
                 let mut column: Vec<B> = pages::with_capacity(n);
@@ -485,6 +519,40 @@ mod tests {
             assert_eq!(t.n, n as u64);
             assert_eq!(t.row_sums.iter().sum::<u64>(), n as u64);
             assert_eq!(t.col_sums.iter().sum::<u64>(), n as u64);
+        }
+    }
+
+    /// Wide tables are planned from a glance at the keys: keys the glance missed, beyond
+    /// its spans widened, make the count plan again, on every `Keep`, with the answer of
+    /// a plain count.
+    #[test]
+    fn keys_a_glance_misses_are_counted() {
+        let mut seed = 3;
+        let n = 300_000;
+        let a0: Vec<i64> = (0..n).map(|_| (lcg(&mut seed) % 3000) as i64).collect();
+        let b0: Vec<i64> = (0..n).map(|_| (lcg(&mut seed) % 2000) as i64).collect();
+        // Off the glance's samples (every n / 1024th from the first PRESCAN).
+        let off = n - 3;
+        assert_ne!(off % (n / GLANCE), 0);
+        for (x, y) in [
+            (None, None),
+            (Some(-40_000), None),
+            (None, Some(90_000)),
+            (Some(9_999), Some(-1)),
+        ] {
+            let (mut a, mut b) = (a0.clone(), b0.clone());
+            if let Some(x) = x {
+                a[off] = x;
+            }
+            if let Some(y) = y {
+                b[off - 1] = y;
+            }
+            let t = count(&a, &b).unwrap();
+            assert_eq!(as_map(&t), naive(&a, &b), "{x:?} {y:?}");
+            for keep in [Keep::Cells, Keep::Measures, Keep::Margins] {
+                let counted = count_compact(&a, &b, keep).unwrap();
+                assert_eq!(counted.into_table().unwrap(), t, "{x:?} {y:?} {keep:?}");
+            }
         }
     }
 
