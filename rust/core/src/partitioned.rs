@@ -23,6 +23,9 @@ use crate::table::{Keys, Table};
 
 /// Column numbers between a lookup's load and its use.
 const AHEAD: usize = 16;
+/// Columns whose sums (`u32`, 128 kB) stay in L2: added to as the cells come, with no
+/// loads ahead.
+const NEAR_COLS: usize = 1 << 15;
 
 /// How a wide table's cells are numbered: the cell of keys `(x, y)` is
 /// `(x - a_lo) * nb + (y - b_lo)`, for `na` keys `a_lo..` and `nb` keys `b_lo..`; range `r`
@@ -151,16 +154,40 @@ impl Spans {
 
     /// Adds the cells of range `r`: (low bits, count), in order.
     pub(crate) fn add(&mut self, plan: &CellNumbers, r: usize, cells: &[(u32, u32)]) {
+        if self.cols.len() <= NEAR_COLS {
+            self.add_as(plan, r, cells, |_, cols, j, c| cols[j as usize] += c);
+        } else {
+            self.add_as(plan, r, cells, |buffer, _, j, _| buffer.push(j));
+            // Columns come in no order: their sums are loaded a few cells ahead.
+            let (cols, buffer) = (&mut self.cols, &self.buffer);
+            for (i, (&j, &(_, c))) in buffer.iter().zip(cells).enumerate() {
+                if let Some(&ahead) = buffer.get(i + AHEAD) {
+                    prefetch(&cols[ahead as usize]);
+                }
+                cols[j as usize] += c;
+            }
+        }
+    }
+
+    /// Adds each cell's count to its row's sum, its square to Σ n_ij², and gives its
+    /// column offset and count to `col` (with the buffer, emptied, and the columns' sums).
+    #[inline(always)]
+    fn add_as(
+        &mut self,
+        plan: &CellNumbers,
+        r: usize,
+        cells: &[(u32, u32)],
+        mut col: impl FnMut(&mut Vec<u32>, &mut [u32], u32, u32),
+    ) {
         let mut at = Rows::new(plan, r);
         // Fewer than 2^32 samples: Σ n_ij² < 2^64 for a range, a row's sum < 2^32.
         let mut sq = 0u64;
         let (rows, cols, buffer) = (&mut self.rows, &mut self.cols, &mut self.buffer);
         buffer.clear();
-        buffer.resize(cells.len(), 0);
         // A row's cells come one after another: its sum is added up apart and stored
         // once (not loaded and stored again a cell, each add waiting for the last).
         let (mut row, mut sum) = (0, 0u32);
-        for (&(low, c), col) in cells.iter().zip(buffer.iter_mut()) {
+        for &(low, c) in cells {
             let (i, j) = at.of(low);
             if i as usize != row {
                 rows[row] += sum;
@@ -168,18 +195,11 @@ impl Spans {
             }
             sum += c;
             sq += u64::from(c) * u64::from(c);
-            *col = j as u32;
+            col(buffer, cols, j as u32, c);
         }
         rows[row] += sum;
         self.cells_sq += u128::from(sq);
         self.nnz += cells.len();
-        // Columns come in no order: their sums are loaded a few cells ahead.
-        for (i, (&j, &(_, c))) in buffer.iter().zip(cells).enumerate() {
-            if let Some(&ahead) = buffer.get(i + AHEAD) {
-                prefetch(&cols[ahead as usize]);
-            }
-            cols[j as usize] += c;
-        }
     }
 
     /// The sums of both threads' ranges.
