@@ -248,6 +248,43 @@ def test_mixed_object_arrays_fail_as_sklearn_does():
     assert fcm.adjusted_rand_score(ints, [0, 1, 0]) == sk.adjusted_rand_score(ints, [0, 1, 0])
 
 
+class _Name(str):
+    """A subclass of ``str``: a label as any ``str`` is."""
+
+
+@pytest.mark.parametrize("at", [0, 70_000, 199_999])
+def test_object_arrays_read_in_blocks_are_their_strings(at):
+    """Object arrays past a block of items (their bytes found under the GIL a block at a time,
+    hashed on the pool's threads): ``str`` of every kind, subclasses and missing values give the
+    table of the strings' codes; an item that is not a string, in any block, the general path's
+    answer (an error, as for a small mixed array); a string that is not valid Unicode the
+    answer of the same labels as a ``U`` array."""
+    rng = np.random.default_rng(at)
+    n = 200_000
+    names = [f"cell type {i}" for i in range(30)] + ["é", "細胞", "a" * 40, ""]
+    codes = rng.integers(0, len(names), n)
+    pred = rng.integers(0, 50, n)
+    labels = np.array([names[c] for c in codes], dtype=object)
+    labels[at] = _Name(labels[at])
+    want = fcm.contingency_matrix(codes, pred)
+    order = np.argsort(np.array(names)[np.unique(codes)], kind="stable")
+    assert np.array_equal(fcm.contingency_matrix(labels, pred), want[order])
+    holes = labels.copy()
+    holes[[at, (at + 1) % n]] = [None, np.nan]
+    kept = np.ones(n, bool)
+    kept[[at, (at + 1) % n]] = False
+    assert fcm.adjusted_rand_score(holes, pred, missing="drop") == fcm.adjusted_rand_score(
+        labels[kept], pred[kept]
+    )
+    mixed = labels.copy()
+    mixed[at] = 7
+    with pytest.raises(TypeError):
+        fcm.adjusted_rand_score(mixed, pred)
+    odd = labels.copy()
+    odd[at] = "\ud800"
+    assert fcm.adjusted_rand_score(odd, pred) == fcm.adjusted_rand_score(odd.astype(str), pred)
+
+
 def test_importing_does_not_import_optional_libraries():
     code = (
         "import sys, fastcluster_metrics as fcm; fcm.adjusted_rand_score(['a', 'b'], [0, 1]);"

@@ -250,6 +250,17 @@ macro_rules! of_form {
 }
 
 impl Counted {
+    /// Whether it holds its cells: not all singletons, which have none, nor a wide table
+    /// counted for its pair counts alone ([`crate::Keep::Margins`]) until its cells are
+    /// first asked for.
+    pub fn holds_cells(&self) -> bool {
+        match self {
+            Counted::Table(_) | Counted::OneRow(..) => true,
+            Counted::Singletons(_) => false,
+            Counted::Partitioned(p) => p.cells_counted(),
+        }
+    }
+
     /// The table as a [`Table`] (built from the map the first time, for a [`OneRow`]);
     /// `None` for [`Singletons`], which have no cells.
     pub fn table(&self) -> Option<&Table> {

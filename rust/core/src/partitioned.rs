@@ -259,6 +259,15 @@ impl Partitioned {
         }
     }
 
+    /// Whether its cells are counted: false until they are first asked for, if the count
+    /// kept only the partition to count them from ([`Cells::Later`]).
+    pub fn cells_counted(&self) -> bool {
+        match &self.cells {
+            Cells::Counted(_) => true,
+            Cells::Later(cells, _) => cells.get().is_some(),
+        }
+    }
+
     /// Number of samples.
     pub fn n(&self) -> u64 {
         self.n

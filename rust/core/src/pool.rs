@@ -75,6 +75,13 @@ pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     }
 }
 
+/// Runs `f` on the calling thread with a scope whose spawned work runs on the pool's
+/// threads (the calling thread may hold what the work must not: Python's GIL); `None`
+/// where there is no pool (one thread, or a forked child).
+pub fn in_place_scope<'s, R>(f: impl FnOnce(&rayon::Scope<'s>) -> R) -> Option<R> {
+    live_pool().map(|pool| pool.in_place_scope(f))
+}
+
 /// Runs `work` on a thread of the pool (on a thread of its own where there is no pool)
 /// while the calling thread asks `interrupted` every `every` whether to stop it; once it
 /// says so, a [`stop::Request`] is held until `work` has returned. Returns the work's

@@ -531,42 +531,48 @@ fn encode_objects<'py>(
     missing_values: &Bound<'py, PyTuple>,
 ) -> PyResult<Option<CodesOut<'py>>> {
     let items = labels.as_slice()?;
-    let is_missing = |obj: &Py<PyAny>| {
-        obj.is_none(py)
-            || obj
-                .cast_bound::<PyFloat>(py)
-                .is_ok_and(|f| f.value().is_nan())
+    let is_missing = |obj: &Bound<'py, PyAny>| {
+        obj.is_none()
+            || obj.cast::<PyFloat>().is_ok_and(|f| f.value().is_nan())
             || missing_values.iter().any(|m| obj.is(&m))
     };
-    // The GIL is held throughout: signals are looked for every so many items (a Ctrl-C
-    // ends the pass as an item that cannot be encoded would, and is raised).
-    let mut signal = None;
-    let keys = items.iter().enumerate().map(|(i, obj)| {
-        // The objects may lie anywhere in memory: asking for those a few items ahead (their
-        // headers, and the line where a short string's characters end) overlaps the waits.
-        // (numpy's own objects lie in order, where this gains 5-10 %.)
-        if let Some(ahead) = items.get(i + AHEAD) {
-            let at = ahead.as_ptr().cast::<u8>();
-            fcm::prefetch(at);
-            fcm::prefetch(at.wrapping_add(63));
-        }
-        if i % stop::EVERY == 0 {
-            if let Err(e) = py.check_signals() {
-                signal = Some(e);
-                return None;
+    // Each item's UTF-8 bytes are found here, with the GIL held (as long as the array
+    // holds its objects, the bytes of each `str` stay where they are), a block at a time,
+    // while the pool's threads read and hash the blocks found before: nothing of Python's
+    // runs meanwhile.
+    let codes = encode::encode_found(items.len(), |range, found| {
+        for i in range {
+            // The objects may lie anywhere in memory: asking for those a few items ahead
+            // (their headers, and the line where a short string's characters end) overlaps
+            // the waits. (numpy's own objects lie in order, where this gains 5-10 %.)
+            if let Some(ahead) = items.get(i + AHEAD) {
+                let at = ahead.as_ptr().cast::<u8>();
+                fcm::prefetch(at);
+                fcm::prefetch(at.wrapping_add(63));
+            }
+            // The GIL is held throughout: signals are looked for every so many items.
+            if i % stop::EVERY == 0 {
+                py.check_signals()?;
+            }
+            let obj = items[i].bind(py);
+            // A `str` is told by its type alone (no call into CPython), a subclass's by
+            // its type's flags.
+            let text = obj
+                .cast_exact::<PyString>()
+                .or_else(|_| obj.cast::<PyString>());
+            match text {
+                Ok(s) => match s.to_str() {
+                    Ok(s) => found.push(Some(s.as_bytes())),
+                    // Not encodable as UTF-8 (a lone surrogate).
+                    Err(_) => return Ok(false),
+                },
+                Err(_) if is_missing(obj) => found.push(None),
+                Err(_) => return Ok(false),
             }
         }
-        match obj.cast_bound::<PyString>(py) {
-            Ok(s) => s.to_str().ok().map(|s| Some(s.as_bytes())),
-            Err(_) if is_missing(obj) => Some(None),
-            Err(_) => None,
-        }
-    });
-    let codes = encode::encode_bytes_until(items.len(), keys).map_err(CoreError::from);
-    if let Some(e) = signal {
-        return Err(e);
-    }
-    let codes = codes?;
+        Ok::<_, PyErr>(true)
+    })?
+    .map_err(CoreError::from)?;
     Ok(codes.map(|c| codes_out(py, c)))
 }
 
@@ -635,6 +641,14 @@ impl Table {
     #[getter]
     fn nnz(&self) -> usize {
         self.inner.nnz()
+    }
+
+    /// Whether it holds its cells: not for all singletons counted without them, nor for a
+    /// wide table counted for its pair counts alone (``count(..., margins=True)``) until a
+    /// measure of its cells asks for them.
+    #[getter]
+    fn holds_cells(&self) -> bool {
+        self.inner.holds_cells()
     }
 
     /// The sorted class labels (int64 or uint64).

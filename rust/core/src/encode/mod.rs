@@ -3,6 +3,8 @@
 //! reads the codes, and the table's order is the labels' sorted order.
 
 use std::hash::Hash;
+use std::ops::Range;
+use std::sync::mpsc;
 
 use rayon::prelude::*;
 
@@ -30,13 +32,91 @@ where
     encode_until(len, keys)
 }
 
-/// Encodes fixed-width items, in parallel blocks when it pays: `keys` gives the keys of a
-/// block's items from the block's bytes.
-fn encode_chunks<'a, K, I, F>(data: &'a [u8], width: usize, keys: F) -> Result<Codes, Error>
+/// Items of a block of [`encode_found`]: its slices (16 bytes each) stay in L2.
+const MADE_BLOCK: usize = 1 << 15;
+
+/// Like [`encode_bytes_until`], for labels whose bytes `find` finds on the calling thread,
+/// a block of items at a time (`find(items, found)` pushes the bytes of `items`; `None`:
+/// missing; false: an item is not a label, and the pass stops with `Ok(None)`), while the
+/// pool's threads read and hash the blocks found before: Python `str` objects, whose bytes
+/// are found under the GIL, then hashed. An error of `find` stops the pass and is given as
+/// it is; the pass's own, inside.
+pub fn encode_found<'a, E>(
+    n: usize,
+    mut find: impl FnMut(Range<usize>, &mut Vec<Option<&'a [u8]>>) -> Result<bool, E>,
+) -> Result<Result<Option<Codes>, Error>, E> {
+    // One thread: every label found, then hashed.
+    let serial = |find: &mut dyn FnMut(_, &mut _) -> Result<bool, E>| {
+        let mut found: Vec<Option<&[u8]>> = Vec::with_capacity(n);
+        if !find(0..n, &mut found)? {
+            return Ok(Ok(None));
+        }
+        Ok(encode_chunks(&found, 1, |part| {
+            part.iter()
+                .map(|item| item.map(|b| key::Bytes::new(b, None)))
+        })
+        .map(Some))
+    };
+    if n < PARALLEL_MIN || pool::threads() <= 1 {
+        return serial(&mut find);
+    }
+    let mut codes = pages::zeroed::<u32>(n);
+    let (done, results) = mpsc::channel();
+    let (give, free) = mpsc::channel::<Vec<Option<&'a [u8]>>>();
+    // A block being found and one being hashed on each thread.
+    for _ in 0..=pool::threads() {
+        let _ = give.send(Vec::with_capacity(MADE_BLOCK));
+    }
+    let made = pool::in_place_scope(|scope| {
+        for (b, out) in codes.chunks_mut(MADE_BLOCK).enumerate() {
+            // A buffer is given back as each block is hashed (or the hashing panicked,
+            // which the scope raises).
+            let Ok(mut found) = free.recv() else { break };
+            found.clear();
+            let start = b * MADE_BLOCK;
+            if !find(start..start + out.len(), &mut found)? {
+                return Ok(false);
+            }
+            let (done, give) = (done.clone(), give.clone());
+            scope.spawn(move |_| {
+                let items = found
+                    .iter()
+                    .map(|x| Some(x.map(|b| key::Bytes::new(b, None))));
+                let _ = done.send((b, encode_block(out, start, items)));
+                let _ = give.send(found);
+            });
+        }
+        Ok(true)
+    });
+    // The scope is over: every block spawned is hashed.
+    match made {
+        None => return serial(&mut find),
+        Some(made) => {
+            if !made? {
+                return Ok(Ok(None));
+            }
+        }
+    }
+    drop(done);
+    let mut blocks: Vec<_> = results.into_iter().collect();
+    blocks.sort_unstable_by_key(|&(b, _)| b);
+    let blocks: Result<Vec<_>, Error> = blocks.into_iter().map(|(_, block)| block).collect();
+    let blocks = match blocks {
+        Ok(blocks) => blocks.into_iter().flatten().collect(),
+        Err(e) => return Ok(Err(e)),
+    };
+    Ok(finish(codes, MADE_BLOCK, blocks).map(Some))
+}
+
+/// Encodes fixed-width items, in parallel blocks when it pays: each item is `width` of
+/// `data`'s values (bytes of a fixed-width string, or one slice), and `keys` gives the
+/// keys (`None`: missing) of a block's items from the block's values.
+fn encode_chunks<'a, T, K, I, F>(data: &'a [T], width: usize, keys: F) -> Result<Codes, Error>
 where
+    T: Sync,
     K: Hash + Eq + Ord + Copy + Send + Sync,
-    I: Iterator<Item = K>,
-    F: Fn(&'a [u8]) -> I + Sync,
+    I: Iterator<Item = Option<K>>,
+    F: Fn(&'a [T]) -> I + Sync,
 {
     let n = data.len() / width;
     let threads = if n >= PARALLEL_MIN {
@@ -46,8 +126,8 @@ where
     };
     let block = n.div_ceil(threads).max(1);
     let mut codes = pages::zeroed::<u32>(n);
-    let run = |(i, (bytes, out)): (usize, (&'a [u8], &mut [u32]))| {
-        encode_block(out, i * block, keys(bytes).map(|k| Some(Some(k))))
+    let run = |(i, (values, out)): (usize, (&'a [T], &mut [u32]))| {
+        encode_block(out, i * block, keys(values).map(Some))
     };
     let blocks: Result<Vec<_>, Error> = if threads <= 1 {
         data.chunks(block * width)
@@ -64,7 +144,7 @@ where
                 .collect()
         })
     };
-    // Fixed-width items are never missing nor refused: every block is Some.
+    // Every item is a label or missing, none refused: every block is Some.
     finish(codes, block, blocks?.into_iter().flatten().collect())
 }
 
@@ -81,15 +161,17 @@ pub fn encode_fixed(data: &[u8], width: usize, unicode: bool) -> Result<Codes, E
         let keep = key::Ucs4Short::keep(width);
         encode_chunks(data, width, |bytes| {
             let items = bytes.len() / width;
-            (0..items).map(move |j| key::Ucs4Short::new(&bytes[j * width..], width, keep))
+            (0..items).map(move |j| Some(key::Ucs4Short::new(&bytes[j * width..], width, keep)))
         })
     } else if unicode {
         encode_chunks(data, width, |bytes| {
-            bytes.chunks_exact(width).map(key::Ucs4)
+            bytes.chunks_exact(width).map(|s| Some(key::Ucs4(s)))
         })
     } else {
         encode_chunks(data, width, |bytes| {
-            bytes.chunks_exact(width).map(|s| key::Bytes::new(s, None))
+            bytes
+                .chunks_exact(width)
+                .map(|s| Some(key::Bytes::new(s, None)))
         })
     }
 }
@@ -97,6 +179,60 @@ pub fn encode_fixed(data: &[u8], width: usize, unicode: bool) -> Result<Codes, E
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Labels found a block at a time while the blocks before are hashed give the codes of
+    /// the one serial pass (short and long labels, missing ones, first seen in any block);
+    /// an item that is not a label, or an error of the finder, stops it, whichever block
+    /// it is in.
+    #[test]
+    fn labels_found_while_hashed_code_as_one_pass() {
+        let mut next = crate::testing::xorshift(19);
+        for n in [0usize, 5, 1000, 2 * PARALLEL_MIN + 3, 5 * MADE_BLOCK + 11] {
+            let labels: Vec<Option<String>> = (0..n)
+                .map(|_| match next() % 40 {
+                    0 => None,
+                    1 => Some(format!("a long label, past fifteen bytes {}", next() % 30)),
+                    _ => Some(format!("cluster {}", next() % (n as u64 / 50 + 2))),
+                })
+                .collect();
+            let serial = encode_bytes_until(
+                n,
+                labels.iter().map(|l| Some(l.as_deref().map(str::as_bytes))),
+            )
+            .unwrap()
+            .unwrap();
+            let mut asked = Vec::new();
+            let made = encode_found(n, |items: Range<usize>, found: &mut Vec<_>| {
+                asked.push(items.clone());
+                found.extend(
+                    labels[items]
+                        .iter()
+                        .map(|l| l.as_deref().map(str::as_bytes)),
+                );
+                Ok::<_, ()>(true)
+            });
+            assert_eq!(made, Ok(Ok(Some(serial))), "{n}");
+            // Every item asked for once, in order.
+            assert_eq!(asked.iter().map(|r| r.len()).sum::<usize>(), n);
+            assert!(asked.windows(2).all(|w| w[0].end == w[1].start));
+            for stop in [0, n / 2, n.saturating_sub(1)] {
+                if n == 0 {
+                    continue;
+                }
+                let find = |items: Range<usize>, found: &mut Vec<_>, fail: bool| {
+                    if items.contains(&stop) {
+                        return if fail { Err("stop") } else { Ok(false) };
+                    }
+                    found.extend(items.map(|_| None));
+                    Ok(true)
+                };
+                let refused = encode_found(n, |items, found| find(items, found, false));
+                assert_eq!(refused, Ok(Ok(None)), "{n} {stop}");
+                let failed = encode_found(n, |items, found| find(items, found, true));
+                assert_eq!(failed, Err("stop"), "{n} {stop}");
+            }
+        }
+    }
 
     #[test]
     fn codes_follow_sorted_order_and_keep_missing() {
