@@ -179,3 +179,60 @@ def test_a_table_counted_for_its_margins_answers_as_the_whole_table(name):
     assert kept.purity() == whole.purity()
     for ours, theirs in zip(kept.cells(), whole.cells(), strict=True):
         assert np.array_equal(ours, theirs)
+
+
+def test_pair_counting_measures_read_no_cells_of_a_table_counted_for_its_pair_counts():
+    """Every measure the catalogue says reads the pair counts alone (``Measure.pairs``) leaves
+    a wide table counted for them without its cells, and gives what it gives on the whole
+    table; a measure of the cells then has them counted."""
+    from fastcluster_metrics import _native
+    from fastcluster_metrics._catalogue import MEASURES
+    from fastcluster_metrics._contingency import Contingency
+
+    t, p = _shape("fine 2e4 x 2e4", 2_000_000)
+    whole = Contingency._of(_native.count(t, p))
+    pairs = [m for m in MEASURES.values() if m.pairs]
+    assert {"adjusted_rand_score", "rand_score", "jaccard_index"} <= {m.name for m in pairs}
+    table = _native.count(t, p, False, True)
+    kept = Contingency._of(table)
+    for m in pairs:
+        assert m.exact(kept) == m.exact(whole), m.name
+        assert not table.holds_cells, m.name
+    assert fcm.Contingency._of(table).mutual_info_score() == pytest.approx(
+        whole.mutual_info_score(), rel=1e-13
+    )
+    assert table.holds_cells
+
+
+@pytest.mark.parametrize(
+    ("metrics", "margins"),
+    [
+        (["ARI", "jaccard_index", "pair_f_score"], True),
+        (["ARI", "AMI"], False),
+        (["MARI"], False),
+        (None, False),
+    ],
+)
+def test_evaluate_counts_for_the_pair_counts_alone_when_it_needs_no_more(
+    monkeypatch, metrics, margins
+):
+    """``evaluate`` with measures of the pair counts alone counts a wide table for them (its
+    cells not kept), and the same answers."""
+    from fastcluster_metrics import _labels
+
+    seen = []
+    count = _labels._native.count
+
+    def spy(true, pred, cells=True, margins=False):
+        table = count(true, pred, cells, margins)
+        seen.append((cells, margins, table))
+        return table
+
+    t, p = _shape("fine 2e4 x 2e4", 1_000_000)
+    want = fcm.evaluate(t, p, metrics=metrics)
+    monkeypatch.setattr(_labels._native, "count", spy)
+    got = fcm.evaluate(t, p, metrics=metrics)
+    assert got == want
+    [(cells, kept, table)] = seen
+    assert kept == margins
+    assert table.holds_cells != margins

@@ -122,6 +122,14 @@ class Measure:
         return {**found, **self.options}
 
     @property
+    def pairs(self) -> bool:
+        """It is read from the pair counts alone (the margins and the sum of the squared
+        cells): a pair-counting measure that :func:`score_dendrogram` reads from the sums it
+        keeps. Its :attr:`cells` are then not needed either, and a table counted for such
+        measures alone keeps no cells of a wide table."""
+        return self.family == PAIRS and self.merges
+
+    @property
     def function_name(self) -> str | None:
         """The public function computing it (with :attr:`options`), if any."""
         return self.name if self.function == "" else self.function

@@ -81,14 +81,16 @@ def evaluate(
     """
     measures = resolve_all(metrics, "evaluate")
     # Measures that need only the table's sums (scikit-learn's and purity) let all-singleton
-    # predictions be counted in a bit per cluster, without their cells.
-    cells = any(m.cells for m in measures)
+    # predictions be counted in a bit per cluster, without their cells; measures of the pair
+    # counts alone, a wide table without its cells.
+    cells = any(m.cells and not m.pairs for m in measures)
     table = count_labels(
         "evaluate",
         labels_true,
         labels_pred,
         missing,
         cells=cells,
+        margins=all(m.pairs for m in measures),
         sample_weight=sample_weight,
         class_weight=class_weight,
     )[0]
