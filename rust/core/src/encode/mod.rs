@@ -18,24 +18,12 @@ mod key;
 
 pub use arrow::{encode_arrow, encode_views, Bitmap, StrChunk, ViewChunk};
 pub use blocks::{encode, Codes, MISSING};
-use blocks::{encode_block, encode_until, finish, PARALLEL_MIN};
-
-/// Like [`encode`], for labels given as their bytes (ordered bytewise: code point order for
-/// UTF-8) that may turn out not to be encodable: the first outer `None` stops the pass and
-/// gives `Ok(None)`. `len` is the number of items.
-pub fn encode_bytes_until<'a, I>(len: usize, items: I) -> Result<Option<Codes>, Error>
-where
-    I: Iterator<Item = Option<Option<&'a [u8]>>>,
-{
-    // Short labels are keyed as one number (no `memcmp` to compare them).
-    let keys = items.map(|item| item.map(|label| label.map(|b| key::Bytes::new(b, None))));
-    encode_until(len, keys)
-}
+use blocks::{encode_block, finish, PARALLEL_MIN};
 
 /// Items of a block of [`encode_found`]: its slices (16 bytes each) stay in L2.
 const MADE_BLOCK: usize = 1 << 15;
 
-/// Like [`encode_bytes_until`], for labels whose bytes `find` finds on the calling thread,
+/// Like [`encode`], for labels whose bytes `find` finds on the calling thread,
 /// a block of items at a time (`find(items, found)` pushes the bytes of `items`; `None`:
 /// missing; false: an item is not a label, and the pass stops with `Ok(None)`), while the
 /// pool's threads read and hash the blocks found before: Python `str` objects, whose bytes
@@ -195,11 +183,11 @@ mod tests {
                     _ => Some(format!("cluster {}", next() % (n as u64 / 50 + 2))),
                 })
                 .collect();
-            let serial = encode_bytes_until(
-                n,
-                labels.iter().map(|l| Some(l.as_deref().map(str::as_bytes))),
+            let serial = encode(
+                labels
+                    .iter()
+                    .map(|l| l.as_deref().map(|l| key::Bytes::new(l.as_bytes(), None))),
             )
-            .unwrap()
             .unwrap();
             let mut asked = Vec::new();
             let made = encode_found(n, |items: Range<usize>, found: &mut Vec<_>| {
