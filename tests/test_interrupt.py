@@ -16,7 +16,9 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
@@ -296,3 +298,61 @@ def test_command_line_exits_130_with_one_line(tmp_path: Path) -> None:
     assert latency < BOUND, f"exited {latency:.2f} s after SIGINT"
     assert err.strip() == "fastcluster-metrics: interrupted", err
     assert "Traceback" not in out + err
+
+
+def _python_calls(call: Callable[[], object]) -> list[str]:
+    """The Python functions ``call`` runs, outside this file (a profile hook sees those that
+    C code calls too)."""
+    calls: list[str] = []
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code.co_filename != __file__:
+            calls.append(f"{frame.f_code.co_filename}:{frame.f_code.co_name}")
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+)
+def test_binding_tells_label_types_apart_without_python_code(dtype: str) -> None:
+    # pyo3's derived extraction built an error for each dtype tried before the right one, and
+    # numpy names a dtype in Python (`str(dtype)`): a Ctrl-C landing there was raised, printed
+    # as "unraisable" and lost, and the command line ran to its end and exited 0.
+    import numpy as np
+
+    from fastcluster_metrics import _native
+
+    a = (np.arange(1000) % 2).astype(dtype)
+    b = (np.arange(1000) % 3 == 0).astype(dtype)
+    w = np.ones(1000)
+    matrix = np.ascontiguousarray(np.stack([a, b], axis=1))
+    for name, call in [
+        ("count", lambda: _native.count(a, b)),
+        ("count_one", lambda: _native.count_one(a)),
+        ("count_weighted", lambda: _native.count_weighted(a, b, w)),
+        ("count_weighted (int weights)", lambda: _native.count_weighted(a, b, w.astype(int))),
+        ("count_columns", lambda: _native.count_columns(a, matrix)),
+    ]:
+        call()  # the first call of a process imports numpy's C API
+        assert _python_calls(call) == [], name
+    assert _native.count(a, b).n == 1000
+
+
+def test_binding_reads_arrow_offsets_without_python_code() -> None:
+    import numpy as np
+
+    from fastcluster_metrics import _native
+
+    data = np.frombuffer(b"xyyx", dtype=np.uint8)
+    for offsets in [np.arange(5, dtype=np.int32), np.arange(5, dtype=np.int64)]:
+        chunks = [(offsets, data, None, 0)]
+        _native.encode_arrow(chunks)  # the first call of a process imports numpy's C API
+        assert _python_calls(lambda chunks=chunks: _native.encode_arrow(chunks)) == []
+        codes, _, _ = _native.encode_arrow(chunks)
+        assert codes.tolist() == [0, 1, 1, 0]

@@ -6,9 +6,39 @@ use std::time::Duration;
 use fastcluster_metrics_core::encode::{self, Codes};
 use fastcluster_metrics_core::{self as fcm, stop, KeyKind, Label};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyString, PyTuple};
+
+/// An enum of read-only arrays, a variant per element type, taken by a type check per
+/// variant. pyo3's derive would build each failed variant's error, and numpy's names the
+/// dtype by calling `str()` on it: Python code, where a pending Ctrl-C is raised and then
+/// lost as an "unraisable" error, so the call went on as if no signal had come.
+macro_rules! typed_arrays {
+    (
+        $(#[$doc:meta])*
+        enum $name:ident: $dim:ident, $what:literal { $($variant:ident($t:ty)),+ $(,)? }
+    ) => {
+        $(#[$doc])*
+        enum $name<'py> {
+            $($variant(numpy::PyReadonlyArray<'py, $t, numpy::$dim>)),+
+        }
+
+        impl<'a, 'py> FromPyObject<'a, 'py> for $name<'py> {
+            type Error = PyErr;
+
+            fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+                $(
+                    if let Ok(a) = obj.cast::<numpy::PyArray<$t, numpy::$dim>>() {
+                        let a = numpy::PyArrayMethods::try_readonly(&a.to_owned())?;
+                        return Ok(Self::$variant(a));
+                    }
+                )+
+                Err(PyTypeError::new_err(concat!("expected ", $what)))
+            }
+        }
+    };
+}
 
 /// A core error on its way to Python (always a `ValueError`, as in scikit-learn).
 struct CoreError(fcm::Error);
@@ -70,17 +100,11 @@ fn interruptible<T: Send>(
     }
 }
 
-/// A 1-D integer label array of any width and signedness (numpy bool arrives as `uint8`).
-#[derive(FromPyObject)]
-enum Labels<'py> {
-    I64(PyReadonlyArray1<'py, i64>),
-    I32(PyReadonlyArray1<'py, i32>),
-    I16(PyReadonlyArray1<'py, i16>),
-    I8(PyReadonlyArray1<'py, i8>),
-    U64(PyReadonlyArray1<'py, u64>),
-    U32(PyReadonlyArray1<'py, u32>),
-    U16(PyReadonlyArray1<'py, u16>),
-    U8(PyReadonlyArray1<'py, u8>),
+typed_arrays! {
+    /// A 1-D integer label array of any width and signedness (numpy bool arrives as `uint8`).
+    enum Labels: Ix1, "a 1-D array of integers (int8 to int64 or uint8 to uint64)" {
+        I64(i64), I32(i32), I16(i16), I8(i8), U64(u64), U32(u32), U16(u16), U8(u8),
+    }
 }
 
 /// Calls `$f` with the labels as a slice of their own type (never copied).
@@ -123,17 +147,11 @@ macro_rules! with_slice {
     };
 }
 
-/// A C-contiguous 2-D integer array: one labeling per column.
-#[derive(FromPyObject)]
-enum Matrix<'py> {
-    I64(PyReadonlyArray2<'py, i64>),
-    I32(PyReadonlyArray2<'py, i32>),
-    I16(PyReadonlyArray2<'py, i16>),
-    I8(PyReadonlyArray2<'py, i8>),
-    U64(PyReadonlyArray2<'py, u64>),
-    U32(PyReadonlyArray2<'py, u32>),
-    U16(PyReadonlyArray2<'py, u16>),
-    U8(PyReadonlyArray2<'py, u8>),
+typed_arrays! {
+    /// A C-contiguous 2-D integer array: one labeling per column.
+    enum Matrix: Ix2, "a 2-D array of integers (int8 to int64 or uint8 to uint64)" {
+        I64(i64), I32(i32), I16(i16), I8(i8), U64(u64), U32(u32), U16(u16), U8(u8),
+    }
 }
 
 fn count_matrix<A: Label, B: Label + numpy::Element>(
@@ -211,12 +229,11 @@ fn count(
     Ok(Table { inner })
 }
 
-/// Sample weights (the core refuses negative, non-finite and huge ones).
-#[derive(FromPyObject)]
-enum Weights<'py> {
-    F64(PyReadonlyArray1<'py, f64>),
-    I64(PyReadonlyArray1<'py, i64>),
-    U64(PyReadonlyArray1<'py, u64>),
+typed_arrays! {
+    /// Sample weights (the core refuses negative, non-finite and huge ones).
+    enum Weights: Ix1, "a 1-D array of float64, int64 or uint64 weights" {
+        F64(f64), I64(i64), U64(u64),
+    }
 }
 
 fn count_weighted_as<A: Label>(
@@ -395,11 +412,11 @@ fn encode_fixed<'py>(
     Ok(codes_out(py, codes))
 }
 
-/// The offsets of one chunk of an Arrow `string` (`i32`) or `large_string` (`i64`) array.
-#[derive(FromPyObject)]
-enum ArrowOffsets<'py> {
-    Narrow(PyReadonlyArray1<'py, i32>),
-    Wide(PyReadonlyArray1<'py, i64>),
+typed_arrays! {
+    /// The offsets of one chunk of an Arrow `string` (`i32`) or `large_string` (`i64`) array.
+    enum ArrowOffsets: Ix1, "Arrow offsets (int32 or int64)" {
+        Narrow(i32), Wide(i64),
+    }
 }
 
 /// One chunk of an Arrow string array: (its `len + 1` offsets, its data buffer, its
