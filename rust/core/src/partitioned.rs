@@ -202,6 +202,20 @@ impl Spans {
         self.nnz += cells.len();
     }
 
+    /// The row and column sums, for a range whose samples are added one at a time (the
+    /// columns' sums at random: of a million columns, a buffer of each bucket of columns,
+    /// added once full to sums that stay in L2, took 10 % longer than the random adds).
+    pub(crate) fn sides_mut(&mut self) -> (&mut [u32], &mut [u32]) {
+        (&mut self.rows, &mut self.cols)
+    }
+
+    /// Adds Σ n_ij² and the number of the non-zero cells of a range whose samples were
+    /// added one at a time.
+    pub(crate) fn add_cells(&mut self, cells_sq: u128, nnz: usize) {
+        self.cells_sq += cells_sq;
+        self.nnz += nnz;
+    }
+
     /// The sums of both threads' ranges.
     pub(crate) fn merge(mut self, other: Spans) -> Spans {
         self.rows
