@@ -685,7 +685,7 @@ fn tally_range<T: Low>(
     let (once, twice) = marks[..2 * words].split_at_mut(words);
     let again = &mut scratch.keys;
     again.clear();
-    let (rows, cols) = spans.sides_mut();
+    let (rows, mut cols) = spans.sample_sides();
     let (mut samples, mut seconds) = (0usize, 0usize);
     for block in blocks {
         let range = block.range(r);
@@ -709,7 +709,7 @@ fn tally_range<T: Low>(
             once[word] = held | bit;
             let (i, j) = by.div_rem(first_col + u64::from(k));
             rows[first_row + i as usize] += 1;
-            cols[j as usize] += 1;
+            cols.add(j as usize);
         }
     }
     if !exact && seconds > 0 {
@@ -764,7 +764,7 @@ fn tally_dense<T: Low>(
     let by = Divisor::new(plan.nb);
     scratch.counts.resize(1 << DENSE_BITS, 0);
     let counts = &mut scratch.counts[..1 << DENSE_BITS];
-    let (rows, cols) = spans.sides_mut();
+    let (rows, mut cols) = spans.sample_sides();
     let (mut sq, mut nnz) = (0u64, 0usize);
     for block in blocks {
         for &x in block.range(r) {
@@ -775,7 +775,7 @@ fn tally_dense<T: Low>(
             nnz += usize::from(c == 0);
             let (i, j) = by.div_rem(first_col + k as u64);
             rows[first_row + i as usize] += 1;
-            cols[j as usize] += 1;
+            cols.add(j as usize);
         }
     }
     counts.fill(0);
@@ -1047,10 +1047,11 @@ mod tests {
             (100_000, 60_000, 50_000, 300),
             (150_000, 7, 590_000, 70),
             (200_000, 300_000, 300_000, 1000),
-            (200_000, 100_000, 100_000, 1000),
+            (200_000, 100_000, 100_000, 3000),
             (3_000, 100_000, 100_000, 1),
             (100_000, 50, 4_000, 30),
             (200_000, 20, 15_000, 500),
+            (200_000, 100_000, 2, 0),
         ] {
             let mut a: Vec<i64> = (0..n).map(|_| (next() % ka) as i64 - 11).collect();
             let mut b: Vec<u32> = (0..n).map(|_| (next() % kb) as u32 + 3).collect();
