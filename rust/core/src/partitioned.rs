@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::label::KeyKind;
 use crate::pages;
 use crate::pool;
-use crate::scores::{sum_sq, PairSums};
+use crate::scores::PairSums;
 use crate::stop;
 use crate::table::{Keys, Table};
 
@@ -84,6 +84,47 @@ impl Side {
             Some(number) => number[i as usize],
             None => i as u32,
         }
+    }
+}
+
+/// One side's sums as counted, over its key span, with what the pair counts read of them;
+/// its [`Side`] is built the first time it is asked for (for ARI on a million labels a
+/// side, the two sides' keys, sums and numbers are 40 MB of fresh memory to fill).
+#[derive(Debug)]
+struct Sums {
+    span: Vec<u32>,
+    lo: u64,
+    kind: KeyKind,
+    /// Keys with samples.
+    present: usize,
+    /// Σ of the sums and of their squares.
+    total: u64,
+    total_sq: u128,
+    side: OnceLock<Side>,
+}
+
+impl Sums {
+    fn new(span: Vec<u32>, lo: u64, kind: KeyKind) -> Sums {
+        let (mut present, mut total, mut total_sq) = (0usize, 0u64, 0u128);
+        for &s in &span {
+            present += usize::from(s != 0);
+            total += u64::from(s);
+            total_sq += u128::from(u64::from(s) * u64::from(s));
+        }
+        Sums {
+            span,
+            lo,
+            kind,
+            present,
+            total,
+            total_sq,
+            side: OnceLock::new(),
+        }
+    }
+
+    fn side(&self) -> &Side {
+        self.side
+            .get_or_init(|| Side::of(&self.span, self.lo, self.kind))
     }
 }
 
@@ -278,8 +319,8 @@ impl ColumnBytes<'_> {
 pub struct Partitioned {
     plan: CellNumbers,
     cells: Cells,
-    rows: Side,
-    cols: Side,
+    rows: Box<Sums>,
+    cols: Box<Sums>,
     nnz: usize,
     cells_sq: u128,
     n: u64,
@@ -298,9 +339,9 @@ impl Partitioned {
         threads: usize,
     ) -> Partitioned {
         spans.settle();
-        let rows = Side::of(&spans.rows, plan.a_lo, kinds.0);
-        let cols = Side::of(&spans.cols, plan.b_lo, kinds.1);
-        let n = rows.sums.iter().sum();
+        let rows = Box::new(Sums::new(spans.rows, plan.a_lo, kinds.0));
+        let cols = Box::new(Sums::new(spans.cols, plan.b_lo, kinds.1));
+        let n = rows.total;
         Partitioned {
             plan,
             cells,
@@ -329,11 +370,11 @@ impl Partitioned {
     }
 
     pub fn n_rows(&self) -> usize {
-        self.rows.keys.keys.len()
+        self.rows.present
     }
 
     pub fn n_cols(&self) -> usize {
-        self.cols.keys.keys.len()
+        self.cols.present
     }
 
     /// Number of non-zero cells.
@@ -343,15 +384,15 @@ impl Partitioned {
 
     /// The rows' keys.
     pub fn rows(&self) -> &Keys {
-        &self.rows.keys
+        &self.rows.side().keys
     }
 
     pub fn row_sums(&self) -> &[u64] {
-        &self.rows.sums
+        &self.rows.side().sums
     }
 
     pub fn col_sums(&self) -> &[u64] {
-        &self.cols.sums
+        &self.cols.side().sums
     }
 
     /// See [`crate::scores::pair_sums`].
@@ -359,8 +400,8 @@ impl Partitioned {
         PairSums {
             n: u128::from(self.n),
             cells_sq: self.cells_sq,
-            rows_sq: sum_sq(&self.rows.sums),
-            cols_sq: sum_sq(&self.cols.sums),
+            rows_sq: self.rows.total_sq,
+            cols_sq: self.cols.total_sq,
         }
     }
 
@@ -370,8 +411,8 @@ impl Partitioned {
             return 0.0;
         }
         emi_of_sizes(
-            &size_counts(&self.rows.sums),
-            &size_counts(&self.cols.sums),
+            &size_counts(self.row_sums()),
+            &size_counts(self.col_sums()),
             self.n,
         )
     }
@@ -400,6 +441,8 @@ impl Partitioned {
     /// [`stop::check`] to report.
     fn build(&self, stoppable: bool) -> Table {
         let total = self.nnz;
+        // Each side built before the ranges are placed in parallel.
+        let (rows_side, cols_side) = (self.rows.side(), self.cols.side());
         let mut cell_row = pages::zeroed::<u32>(total);
         let mut cell_col = pages::zeroed::<u32>(total);
         let mut cell_count = pages::zeroed::<u64>(total);
@@ -435,7 +478,7 @@ impl Partitioned {
             }
             // Rows change once in many cells; columns come in no order, their numbers
             // loaded a few cells ahead.
-            if let Some(number) = &self.cols.number {
+            if let Some(number) = &cols_side.number {
                 for i in 0..cols.len() {
                     if let Some(&ahead) = cols.get(i + AHEAD) {
                         prefetch(&number[ahead as usize]);
@@ -443,11 +486,11 @@ impl Partitioned {
                     cols[i] = number[cols[i] as usize];
                 }
             }
-            if self.rows.number.is_some() {
+            if rows_side.number.is_some() {
                 let mut last = (u32::MAX, 0);
                 for rw in rows.iter_mut() {
                     if *rw != last.0 {
-                        last = (*rw, self.rows.number(u64::from(*rw)));
+                        last = (*rw, rows_side.number(u64::from(*rw)));
                     }
                     *rw = last.1;
                 }
@@ -463,14 +506,14 @@ impl Partitioned {
         }
         Table::assemble(
             (
-                self.rows.keys.kind,
-                self.rows.keys.keys.clone(),
-                self.rows.sums.clone(),
+                self.rows.kind,
+                rows_side.keys.keys.clone(),
+                rows_side.sums.clone(),
             ),
             (
-                self.cols.keys.kind,
-                self.cols.keys.keys.clone(),
-                self.cols.sums.clone(),
+                self.cols.kind,
+                cols_side.keys.keys.clone(),
+                cols_side.sums.clone(),
             ),
             (cell_row, cell_col, cell_count),
         )
