@@ -675,11 +675,7 @@ fn tally_range<T: Low>(
             k.wrapping_mul(0x9E37_79B1) >> (32 - TALLY_BITS)
         }
     };
-    // The range's first cell is column `first_col` of row `first_row`: a sample's row and
-    // column are those of `first_col + k` in rows of `nb` ([`Plan`]'s `tallies`).
-    let base = (r as u64) << plan.shift;
-    let (first_row, first_col) = ((base / plan.nb) as usize, base % plan.nb);
-    let by = Divisor::new(plan.nb);
+    let at = CellOffsets::new(plan, r);
     let marks = &mut scratch.marks;
     marks.resize(2 * words, 0);
     let (once, twice) = marks[..2 * words].split_at_mut(words);
@@ -707,9 +703,9 @@ fn tally_range<T: Low>(
                 twice[word] = held | bit;
             }
             once[word] = held | bit;
-            let (i, j) = by.div_rem(first_col + u64::from(k));
-            rows[first_row + i as usize] += 1;
-            cols.add(j as usize);
+            let (i, j) = at.of(u64::from(k));
+            rows[i] += 1;
+            cols.add(j);
         }
     }
     if !exact && seconds > 0 {
@@ -759,9 +755,7 @@ fn tally_dense<T: Low>(
     scratch: &mut Scratch,
     spans: &mut Spans,
 ) {
-    let base = (r as u64) << plan.shift;
-    let (first_row, first_col) = ((base / plan.nb) as usize, base % plan.nb);
-    let by = Divisor::new(plan.nb);
+    let at = CellOffsets::new(plan, r);
     scratch.counts.resize(1 << DENSE_BITS, 0);
     let counts = &mut scratch.counts[..1 << DENSE_BITS];
     let (rows, mut cols) = spans.sample_sides();
@@ -773,13 +767,40 @@ fn tally_dense<T: Low>(
             counts[k] = c + 1;
             sq += 2 * u64::from(c) + 1;
             nnz += usize::from(c == 0);
-            let (i, j) = by.div_rem(first_col + k as u64);
-            rows[first_row + i as usize] += 1;
-            cols.add(j as usize);
+            let (i, j) = at.of(k as u64);
+            rows[i] += 1;
+            cols.add(j);
         }
     }
     counts.fill(0);
     spans.add_cells(u128::from(sq), nnz);
+}
+
+/// The row and column offsets of a range's cells by their low bits, in any order: the
+/// range's first cell is column `first_col` of row `first_row`, and a cell's row and
+/// column are those of `first_col + k` in rows of `nb` ([`Plan`]'s `tallies`).
+struct CellOffsets {
+    first_row: usize,
+    first_col: u64,
+    by: Divisor,
+}
+
+impl CellOffsets {
+    fn new(plan: &Plan, r: usize) -> CellOffsets {
+        let base = (r as u64) << plan.shift;
+        CellOffsets {
+            first_row: (base / plan.nb) as usize,
+            first_col: base % plan.nb,
+            by: Divisor::new(plan.nb),
+        }
+    }
+
+    /// The (row, column) offsets of the cell of low bits `k`.
+    #[inline(always)]
+    fn of(&self, k: u64) -> (usize, usize) {
+        let (i, j) = self.by.div_rem(self.first_col + k);
+        (self.first_row + i as usize, j as usize)
+    }
 }
 
 /// Division by a fixed divisor `d` of two or more as a product and a shift (Lemire,
