@@ -13,7 +13,8 @@
 //! [`crate::Table`] holds them, and are kept as counted ([`Partitioned`]); or, for the
 //! pair counts alone, only their sums are kept, with the partition to count the cells
 //! again from if they are asked for. Those sums of ranges too sparse for a dense array
-//! are added up from the samples, with no cell counted ([`tally_range`]).
+//! are added up from the samples, with no cell counted ([`tally_range`],
+//! [`tally_hashed`]).
 
 use rayon::prelude::*;
 
@@ -65,11 +66,11 @@ pub(super) struct Plan {
     /// How each range is counted.
     mode: Mode,
     /// Whether the sums of a count that keeps no cells are added up from the samples
-    /// ([`tally_range`], [`tally_dense`]): where ranges are marked or sorted, or dense with
-    /// a cell or more a sample (a dense range's counts read out cost less where the cells
-    /// are fewer: metacells, 0.4 cells a sample, 24 ms read out against 29 ms tallied; 50
-    /// classes against 2e5 clusters, a cell a sample, 32 against 29.5 ms); and where
-    /// [`Divisor`] divides a cell's offset from its range's first row (so far as `u32` low
+    /// ([`tally_range`], [`tally_hashed`], [`tally_dense`]): where ranges are marked or
+    /// sorted, or dense with a cell or more a sample (a dense range's counts read out cost
+    /// less where the cells are fewer: metacells, 0.4 cells a sample, 24 ms read out
+    /// against 29 ms tallied; 50 classes against 2e5 clusters, a cell a sample, 32 against
+    /// 29.5 ms); and where [`Divisor`] divides a cell's offset from its range's first row (so far as `u32` low
     /// bits reach, always), with two columns or more.
     tallies: bool,
 }
@@ -324,10 +325,10 @@ fn count_by<A: Label, B: Label, T: Low>(
     let each = |(mut scratch, mut spans, mut ranges): Counting, r: usize| {
         if tally {
             if !stop::requested() {
-                if plan.mode == Mode::Dense {
-                    tally_dense(&blocks, r, plan, &mut scratch, &mut spans);
-                } else {
-                    tally_range(&blocks, r, plan, &mut scratch, &mut spans);
+                match plan.mode {
+                    Mode::Dense => tally_dense(&blocks, r, plan, &mut scratch, &mut spans),
+                    Mode::Marked => tally_range(&blocks, r, plan, &mut scratch, &mut spans),
+                    Mode::Sorted => tally_hashed(&blocks, r, plan, &mut scratch, &mut spans),
                 }
             }
         } else if !stop::requested() {
@@ -509,8 +510,9 @@ fn partition<A: Label, B: Label, T: Low>(
     Block { starts, items }
 }
 
-/// A counting thread's buffers: the dense counts and their cells, or the samples to sort
-/// and their copy.
+/// A counting thread's buffers: the dense counts and their cells, the samples to sort and
+/// their copy, a marked range's bitmaps, or a hashed range's slots (with its samples left
+/// and spilled in `keys` and `spare`, and its repeats in `hist`).
 #[derive(Default)]
 struct Scratch {
     counts: Vec<u32>,
@@ -519,6 +521,7 @@ struct Scratch {
     spare: Vec<u32>,
     hist: Vec<u32>,
     marks: Vec<u64>,
+    slots: Vec<u32>,
 }
 
 /// The non-zero cells of range `r` as (low bits, count), in order, in the scratch's
@@ -642,20 +645,12 @@ fn mark_range<T: Low>(blocks: &[Block<T>], r: usize, bits: u32, scratch: &mut Sc
     }
 }
 
-/// Low bits of the bitmaps of [`tally_range`] at most: two of 256 kB stay in L2 with the
-/// range's samples.
-const TALLY_BITS: u32 = 21;
-
-/// The sums of range `r` added to `spans` without its cells, for a count that keeps
-/// none: each sample adds one to its row and column (found by [`Divisor`]) and sets a bit
-/// in a bitmap, or, set already, in a second. In a marked range the bit is its cell's: a
-/// cell of one sample sets one bit, a cell of two sets both, and a cell of `2 + m` puts
-/// `m` samples aside, so Σ n_ij² and the non-zero cells come from the samples that found
-/// a bit set and the runs of those put aside. In a sorted range, of more cells than bits,
-/// the bit is a hash of its cell's, and a second look puts aside every sample whose bit
-/// is set in both: the cells of more than one sample, and some of one that share a bit,
-/// told apart by the runs of those put aside (one sample in a hundred, at 2^14 samples a
-/// range). The bitmaps are cleared whole, not read (reading them out took two thirds of
+/// The sums of marked range `r` added to `spans` without its cells, for a count that
+/// keeps none: each sample adds one to its row and column (found by [`Divisor`]) and sets
+/// its cell's bit in a bitmap, or, set already, in a second. A cell of one sample sets one
+/// bit, a cell of two sets both, and a cell of `2 + m` puts `m` samples aside, so Σ n_ij²
+/// and the non-zero cells come from the samples that found a bit set and the runs of those
+/// put aside. The bitmaps are cleared whole, not read (reading them out took two thirds of
 /// counting the ranges of two fine clusterings).
 fn tally_range<T: Low>(
     blocks: &[Block<T>],
@@ -664,17 +659,8 @@ fn tally_range<T: Low>(
     scratch: &mut Scratch,
     spans: &mut Spans,
 ) {
-    let exact = plan.mode == Mode::Marked;
-    let bits = if exact { plan.shift } else { TALLY_BITS };
-    let words = 1usize << (bits - 6);
+    let words = 1usize << (plan.shift - 6);
     let mask = ((1u64 << plan.shift) - 1) as u32;
-    let bit_of = |k: u32| {
-        if exact {
-            k
-        } else {
-            k.wrapping_mul(0x9E37_79B1) >> (32 - TALLY_BITS)
-        }
-    };
     let at = CellOffsets::new(plan, r);
     let marks = &mut scratch.marks;
     marks.resize(2 * words, 0);
@@ -688,15 +674,12 @@ fn tally_range<T: Low>(
         samples += range.len();
         for &x in range {
             let k = x.index() as u32 & mask;
-            let h = bit_of(k);
-            let (word, bit) = ((h >> 6) as usize, 1u64 << (h & 63));
+            let (word, bit) = ((k >> 6) as usize, 1u64 << (k & 63));
             let held = once[word];
             if held & bit != 0 {
                 let held = twice[word];
                 if held & bit != 0 {
-                    if exact {
-                        again.push(k);
-                    }
+                    again.push(k);
                 } else {
                     seconds += 1;
                 }
@@ -708,41 +691,160 @@ fn tally_range<T: Low>(
             cols.add(j);
         }
     }
-    if !exact && seconds > 0 {
-        for block in blocks {
-            for &x in block.range(r) {
-                let k = x.index() as u32 & mask;
-                let h = bit_of(k);
-                if twice[(h >> 6) as usize] & (1u64 << (h & 63)) != 0 {
-                    again.push(k);
-                }
-            }
-        }
-    }
     once.fill(0);
     twice.fill(0);
     again.sort_unstable();
-    let (nnz, cells_sq) = if exact {
-        // Cells of two or more samples: `seconds`; of three or more: the runs put aside.
-        let (mut more, mut more_sq) = (0u128, 0u128);
-        for run in again.chunk_by(|x, y| x == y) {
-            let c = 2 + run.len() as u128;
-            (more, more_sq) = (more + 1, more_sq + c * c);
-        }
-        let nnz = samples - seconds - again.len();
-        let (seconds, ones) = (seconds as u128, (nnz - seconds) as u128);
-        (nnz, ones + 4 * (seconds - more) + more_sq)
-    } else {
-        // Cells of one sample but those put aside, and the runs of those.
-        let ones = samples - again.len();
-        let (mut runs, mut runs_sq) = (0usize, 0u128);
-        for run in again.chunk_by(|x, y| x == y) {
-            let c = run.len() as u128;
-            (runs, runs_sq) = (runs + 1, runs_sq + c * c);
-        }
-        (ones + runs, ones as u128 + runs_sq)
+    // Cells of two or more samples: `seconds`; of three or more: the runs put aside.
+    let (mut more, mut more_sq) = (0u128, 0u128);
+    for run in again.chunk_by(|x, y| x == y) {
+        let c = 2 + run.len() as u128;
+        (more, more_sq) = (more + 1, more_sq + c * c);
+    }
+    let nnz = samples - seconds - again.len();
+    let (seconds, ones) = (seconds as u128, (nnz - seconds) as u128);
+    spans.add_cells(ones + 4 * (seconds - more) + more_sq, nnz);
+}
+
+/// Slots of the first table of [`tally_hashed`] at most: 2^17 `u32`s (512 kB) stay in L2,
+/// and a range of 2^14 samples fills a sixth of them.
+const SLOT_BITS: u32 = 17;
+/// Slots of its second table at most (64 kB), for the samples that found their slot
+/// taken (one in fourteen at 2^14 samples a range).
+const SPILL_BITS: u32 = 14;
+/// The multipliers of the two tables' hashes (odd: the top bits of the product mix all
+/// of a key's bits).
+const SEEDS: [u32; 2] = [0x9E37_79B1, 0x85EB_CA6B];
+
+/// [`tally_range`] for a sorted range, of more cells than a bitmap could hold: each
+/// sample adds one to its row and column and goes to a slot of a hash table found by its
+/// key, its cell's low bits. The first sample of a cell takes the slot if it is free;
+/// every later sample of that cell finds its own key there and is a repeat; a sample whose
+/// slot holds another key goes, with every sample of its cell after it, to a second table
+/// placed the same way, and what that one cannot place is sorted. So each cell is placed
+/// once or sorted, and Σ n_ij² and the non-zero cells come from the cells placed, the runs
+/// of their repeats, and the runs of those sorted, with no second pass over the range (a
+/// bitmap of hashed cells needed one, to find the first samples of the hashes set twice:
+/// a quarter of the time of a million labels a side, 1 thread, 66 against 63 ms for the
+/// ranges). Tables are cleared whole, not read.
+fn tally_hashed<T: Low>(
+    blocks: &[Block<T>],
+    r: usize,
+    plan: &Plan,
+    scratch: &mut Scratch,
+    spans: &mut Spans,
+) {
+    let mask = ((1u64 << plan.shift) - 1) as u32;
+    let at = CellOffsets::new(plan, r);
+    let size: usize = blocks.iter().map(|b| b.range(r).len()).sum();
+    let Scratch {
+        slots,
+        keys: rest,
+        spare: spilled,
+        hist: repeats,
+        ..
+    } = scratch;
+    let table = |slots: &mut Vec<u32>, samples: usize, most: u32| {
+        // At most one slot in eight taken.
+        let bits = (samples.max(1).next_power_of_two().ilog2() + 3).clamp(6, most);
+        slots.resize(slots.len().max(1 << bits), 0);
+        bits
     };
+    let bits = table(slots, size, SLOT_BITS);
+    rest.resize(size, 0);
+    let (rows, mut cols) = spans.sample_sides();
+    let mut left = 0;
+    for block in blocks {
+        for &x in block.range(r) {
+            let k = x.index() as u32 & mask;
+            left = place(&mut slots[..1 << bits], bits, SEEDS[0], k, rest, left);
+            let (i, j) = at.of(u64::from(k));
+            rows[i] += 1;
+            cols.add(j);
+        }
+    }
+    let mut placed = size - left;
+    repeats.clear();
+    spilled.clear();
+    sort_out(
+        &slots[..1 << bits],
+        bits,
+        SEEDS[0],
+        &rest[..left],
+        repeats,
+        spilled,
+    );
+    slots[..1 << bits].fill(0);
+    // The second table: the spilled samples placed in turn, those left written over them.
+    let bits = table(slots, spilled.len(), SPILL_BITS);
+    let mut left = 0;
+    for i in 0..spilled.len() {
+        let k = spilled[i];
+        left = place(&mut slots[..1 << bits], bits, SEEDS[1], k, spilled, left);
+    }
+    placed += spilled.len() - left;
+    rest.clear();
+    sort_out(
+        &slots[..1 << bits],
+        bits,
+        SEEDS[1],
+        &spilled[..left],
+        repeats,
+        rest,
+    );
+    slots[..1 << bits].fill(0);
+    // A cell placed counts one, and `m` repeats add (1 + m)² - 1.
+    let (mut nnz, mut cells_sq) = (placed, placed as u128);
+    repeats.sort_unstable();
+    for run in repeats.chunk_by(|x, y| x == y) {
+        let m = run.len() as u128;
+        cells_sq += m * m + 2 * m;
+    }
+    rest.sort_unstable();
+    for run in rest.chunk_by(|x, y| x == y) {
+        let c = run.len() as u128;
+        (nnz, cells_sq) = (nnz + 1, cells_sq + c * c);
+    }
     spans.add_cells(cells_sq, nnz);
+}
+
+/// The slot of key `k` in a table of `2^bits` slots, by the hash of `seed`.
+#[inline(always)]
+fn slot_of(k: u32, bits: u32, seed: u32) -> usize {
+    (k.wrapping_mul(seed) >> (32 - bits)) as usize
+}
+
+/// Places key `k` in its slot if that is free (a slot holds its key plus one, 0 when
+/// free), else writes it to `left[at]`; returns the number left. No branch: a slot taken
+/// is a coin toss in the later samples of a range.
+#[inline(always)]
+fn place(slots: &mut [u32], bits: u32, seed: u32, k: u32, left: &mut [u32], at: usize) -> usize {
+    let s = slot_of(k, bits, seed);
+    let held = slots[s];
+    let key = k.wrapping_add(1);
+    // The key 2^32 - 1 (of a range of 2^32 cells) has no slot: it is always left.
+    let free = held == 0 && key != 0;
+    slots[s] = if free { key } else { held };
+    left[at] = k;
+    at + usize::from(!free)
+}
+
+/// The keys left by [`place`], each a repeat of the key in its slot or spilled.
+fn sort_out(
+    slots: &[u32],
+    bits: u32,
+    seed: u32,
+    left: &[u32],
+    repeats: &mut Vec<u32>,
+    spilled: &mut Vec<u32>,
+) {
+    for &k in left {
+        let key = k.wrapping_add(1);
+        if key != 0 && slots[slot_of(k, bits, seed)] == key {
+            repeats.push(k);
+        } else {
+            spilled.push(k);
+        }
+    }
 }
 
 /// [`tally_range`] for a dense range: each sample adds one to its cell's count, and what
@@ -1114,6 +1216,49 @@ mod tests {
         }
         for mode in [Mode::Dense, Mode::Marked, Mode::Sorted] {
             assert!(modes.contains(&mode), "{mode:?}");
+        }
+    }
+
+    /// A sorted range of 2^32 cells tallies the cell of the largest low bits, which has no
+    /// slot, and cells whose samples fill both tables, as the table counts them.
+    #[test]
+    fn hashed_ranges_tally_every_key_and_full_tables() {
+        use crate::counted::Measures;
+        let mut next = xorshift(23);
+        for (n, repeats) in [(3_000usize, 3usize), (3_000, 1), (120_000, 0)] {
+            let mut a: Vec<u32> = (0..n).map(|_| (next() % 100_000) as u32).collect();
+            let mut b: Vec<u32> = (0..n).map(|_| (next() % 100_000) as u32).collect();
+            (a[0], b[0], a[1], b[1]) = (0, 0, 99_999, 99_999);
+            let plan = Plan::new(n, (0, 99_999), (0, 99_999), 1 << 12).expect("wide enough");
+            assert_eq!((plan.mode, plan.shift), (Mode::Sorted, 32), "{plan:?}");
+            // The cell of low bits 2^32 - 1 in the first range, `repeats` times.
+            let last = (1u64 << 32) - 1;
+            for i in 0..repeats {
+                (a[2 + i], b[2 + i]) = ((last / plan.nb) as u32, (last % plan.nb) as u32);
+            }
+            if repeats == 0 {
+                // Half the samples in a hundred cells of the first range: a table of
+                // 2^17 slots with some ninety thousand samples, most of them repeats,
+                // and cells spilled whole to the second table and past it.
+                for i in 0..n / 2 {
+                    (a[i + 2], b[i + 2]) = ((i % 100) as u32, (i % 7) as u32);
+                }
+            }
+            let table = count_in(&a, &b, 1).unwrap();
+            for threads in [1, 2] {
+                let tallied = count(&a, &b, &plan, threads, false).unwrap().done();
+                assert_eq!(
+                    tallied.pair_sums(),
+                    Measures::pair_sums(&table),
+                    "{n} {repeats}"
+                );
+                assert_eq!(
+                    Measures::nnz(&tallied),
+                    table.cell_count.len(),
+                    "{n} {repeats}"
+                );
+                assert_eq!(tallied.col_sums(), &table.col_sums[..], "{n} {repeats}");
+            }
         }
     }
 
