@@ -28,14 +28,16 @@ const AHEAD: usize = 16;
 const NEAR_COLS: usize = 1 << 15;
 
 /// How a wide table's cells are numbered: the cell of keys `(x, y)` is
-/// `(x - a_lo) * nb + (y - b_lo)`, for `na` keys `a_lo..` and `nb` keys `b_lo..`; range `r`
-/// holds the numbers whose bits above `shift` are `r`.
+/// `(x - a_lo) * stride + (y - b_lo)`, for `na` keys `a_lo..` and `nb` keys `b_lo..`, in
+/// rows of `stride` numbers (`nb`, or a power of two above it: the numbers past `nb` in a
+/// row are no cell's); range `r` holds the numbers whose bits above `shift` are `r`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct CellNumbers {
     pub(crate) a_lo: u64,
     pub(crate) b_lo: u64,
     pub(crate) na: u64,
     pub(crate) nb: u64,
+    pub(crate) stride: u64,
     pub(crate) shift: u32,
 }
 
@@ -533,7 +535,7 @@ type Part<'a> = (
 /// the row changes.
 struct Rows {
     base: u64,
-    nb: u64,
+    stride: u64,
     row: u64,
     row_start: u64,
     row_end: u64,
@@ -543,7 +545,7 @@ impl Rows {
     fn new(plan: &CellNumbers, r: usize) -> Rows {
         Rows {
             base: (r as u64) << plan.shift,
-            nb: plan.nb,
+            stride: plan.stride,
             row: 0,
             row_start: 0,
             row_end: 0,
@@ -555,9 +557,9 @@ impl Rows {
     fn of(&mut self, low: u32) -> (u64, u64) {
         let cell = self.base | u64::from(low);
         if cell >= self.row_end {
-            self.row = cell / self.nb;
-            self.row_start = self.row * self.nb;
-            self.row_end = self.row_start + self.nb;
+            self.row = cell / self.stride;
+            self.row_start = self.row * self.stride;
+            self.row_end = self.row_start + self.stride;
         }
         (self.row, cell - self.row_start)
     }
