@@ -107,11 +107,12 @@ struct Sums {
 
 impl Sums {
     fn new(span: Vec<u32>, lo: u64, kind: KeyKind) -> Sums {
-        let (mut present, mut total, mut total_sq) = (0usize, 0u64, 0u128);
+        // The sums add up to fewer than 2^32 samples, so their squares to less than 2^64.
+        let (mut present, mut total, mut total_sq) = (0usize, 0u64, 0u64);
         for &s in &span {
             present += usize::from(s != 0);
             total += u64::from(s);
-            total_sq += u128::from(u64::from(s) * u64::from(s));
+            total_sq += u64::from(s) * u64::from(s);
         }
         Sums {
             span,
@@ -119,7 +120,7 @@ impl Sums {
             kind,
             present,
             total,
-            total_sq,
+            total_sq: total_sq.into(),
             side: OnceLock::new(),
         }
     }
@@ -263,10 +264,10 @@ impl Spans {
         )
     }
 
-    /// The bytes of the columns' sums added to the sums.
+    /// The bytes of the columns' sums added to the sums, and dropped.
     fn settle(&mut self) {
-        for (sum, byte) in self.cols.iter_mut().zip(&mut self.bytes) {
-            *sum += u32::from(std::mem::take(byte));
+        for (sum, byte) in self.cols.iter_mut().zip(std::mem::take(&mut self.bytes)) {
+            *sum += u32::from(byte);
         }
     }
 
@@ -279,16 +280,34 @@ impl Spans {
 
     /// The sums of both threads' ranges.
     pub(crate) fn merge(mut self, mut other: Spans) -> Spans {
-        self.settle();
-        other.settle();
         self.rows
             .iter_mut()
-            .zip(other.rows)
+            .zip(&other.rows)
             .for_each(|(x, y)| *x += y);
-        self.cols
-            .iter_mut()
-            .zip(other.cols)
-            .for_each(|(x, y)| *x += y);
+        let bytes = (
+            std::mem::take(&mut self.bytes),
+            std::mem::take(&mut other.bytes),
+        );
+        if bytes.0.len() == self.cols.len() && bytes.1.len() == other.cols.len() {
+            // Both threads' sums and bytes in one pass, not three.
+            for (((x, y), a), b) in self
+                .cols
+                .iter_mut()
+                .zip(other.cols)
+                .zip(bytes.0)
+                .zip(bytes.1)
+            {
+                *x += y + u32::from(a) + u32::from(b);
+            }
+        } else {
+            (self.bytes, other.bytes) = bytes;
+            self.settle();
+            other.settle();
+            self.cols
+                .iter_mut()
+                .zip(other.cols)
+                .for_each(|(x, y)| *x += y);
+        }
         self.cells_sq += other.cells_sq;
         self.nnz += other.nnz;
         self
@@ -562,5 +581,53 @@ impl Rows {
             self.row_end = self.row_start + self.stride;
         }
         (self.row, cell - self.row_start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merged_spans_hold_both_threads_columns_however_each_added_them() {
+        let plan = CellNumbers {
+            a_lo: 0,
+            b_lo: 0,
+            na: 3,
+            nb: 5,
+            stride: 8,
+            shift: 32,
+        };
+        // Columns 1 and 4 one sample at a time (column 1's byte wraps once), or the same
+        // samples as the cells of row 2.
+        let samples = [(1usize, 300u32), (4, 2)];
+        let one_at_a_time = || {
+            let mut spans = Spans::new(&plan);
+            let (rows, mut cols) = spans.sample_sides();
+            for &(j, c) in &samples {
+                for _ in 0..c {
+                    rows[2] += 1;
+                    cols.add(j);
+                }
+            }
+            spans
+        };
+        let as_cells = || {
+            let mut spans = Spans::new(&plan);
+            let cells: Vec<(u32, u32)> = samples.iter().map(|&(j, c)| (16 + j as u32, c)).collect();
+            spans.add(&plan, 0, &cells);
+            spans
+        };
+        for (x, y) in [
+            (one_at_a_time(), one_at_a_time()),
+            (one_at_a_time(), as_cells()),
+            (as_cells(), one_at_a_time()),
+            (as_cells(), as_cells()),
+        ] {
+            let mut merged = x.merge(y);
+            merged.settle();
+            assert_eq!(merged.cols, [0, 600, 0, 0, 4]);
+            assert_eq!(merged.rows, [0, 0, 604]);
+        }
     }
 }
