@@ -131,6 +131,20 @@ pub fn prefetch<T>(x: *const T) {
     let _ = x;
 }
 
+/// [`prefetch`] for data read once: the line comes into L1 and leaves it first, not
+/// pushing out lines that are used again (a partition's line buffers, [`stream_line`]).
+#[inline(always)]
+pub(crate) fn prefetch_once<T>(x: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` needs SSE, which every x86-64 CPU has; it dereferences nothing.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_NTA};
+        _mm_prefetch::<_MM_HINT_NTA>(x.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
 /// A cache line of values, aligned as one: a write-combining buffer of [`stream_line`].
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(64))]
