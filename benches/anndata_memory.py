@@ -28,7 +28,7 @@ warnings.simplefilter("ignore")
 start = time.perf_counter()
 kind, path = sys.argv[1], sys.argv[2]
 if kind == "cli":
-    from fastcluster_metrics._cli import main
+    from fastcluster_metrics._cli.main import main
     status = main([path, "--truth", "cell_type", "--pred", "leiden", "--format", "json",
                    "-o", "/dev/null", "--no-progress"])
     assert status == 0

@@ -133,7 +133,7 @@ def partition_cost(path: Path, groups: int = 16) -> dict[str, Any]:
     import pyarrow.parquet as pq
 
     import fastcluster_metrics as fcm
-    from fastcluster_metrics import _stream
+    from fastcluster_metrics._io import stream as _stream
     from fastcluster_metrics.dask import _count, _read_task
 
     file = pq.ParquetFile(path, pre_buffer=False)

@@ -1,4 +1,4 @@
-"""A Parquet stream against its decoder (issue 23): ``read_contingency`` on 2e7 rows (33 cell
+"""A Parquet stream against its decoder: ``read_contingency`` on 2e7 rows (33 cell
 type names, dictionary-encoded, and 60 int32 clusters) against pyarrow decoding the same two
 columns batch by batch and doing nothing else, in one run, alternating, the best of the rounds.
 
@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _stream
+from fastcluster_metrics._io import stream as _stream
 
 BATCH = 1 << 20
 

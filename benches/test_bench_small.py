@@ -17,7 +17,7 @@ import pytest
 from sklearn.metrics import cluster as sk
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics._catalogue import MEASURES
+from fastcluster_metrics._measures.catalogue import MEASURES
 
 N = 100
 

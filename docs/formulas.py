@@ -1,10 +1,10 @@
 """The formula of every measure of the catalogue, in LaTeX, for the documentation's measures page.
 
-Keyed by the catalogue's full name (``fastcluster_metrics._catalogue.MEASURES``);
+Keyed by the catalogue's full name (``fastcluster_metrics._measures.catalogue.MEASURES``);
 ``tests/test_docs.py`` fails when a measure has no formula here, or a formula no measure. The
 notation is :data:`NOTATION`'s: the contingency table ``n_ij`` (rows the true classes ``U``,
 columns the predicted clusters ``V``), its margins, and the pair counts that the module
-docstring of ``_measures.py`` defines.
+docstring of ``_measures/__init__.py`` defines.
 """
 
 from __future__ import annotations

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _cli, plot
-from fastcluster_metrics._demo import example
+from fastcluster_metrics import plot
+from fastcluster_metrics._cli import render as cli_render
+from fastcluster_metrics._cli.demo import example
 
 DPI = 80
 
@@ -82,7 +83,9 @@ def main(out: Path) -> list[Path]:
 
     names = np.array([f"celltype_{t}" for t in range(33)], dtype=object)
     tables = [fcm.Contingency.from_labels(names[cells], p) for p in clusterings.values()]
-    figure = _cli.summary_figure("cell_type", list(clusterings), _cli.resolve_metrics(None), tables)
+    figure = cli_render.summary_figure(
+        "cell_type", list(clusterings), cli_render.resolve_metrics(None), tables
+    )
     save(figure, "cli_figure.png")
     return written
 

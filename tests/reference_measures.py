@@ -9,7 +9,7 @@ Written from the definitions, independently of the package (which is not importe
 * set-matching measures loop over samples, and the best matching tries every permutation.
 
 Every function takes the two labelings as sequences. Degenerate cases (a zero denominator) follow
-the conventions documented in ``_measures.py``: 1.0 for a symmetric similarity that is undefined
+the conventions of ``_measures/__init__.py``: 1.0 for a symmetric similarity that is undefined
 only for identical labelings, nan for an undefined ratio or correlation.
 """
 

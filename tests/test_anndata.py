@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _anndata, _catalogue
+from fastcluster_metrics._io import anndata as _anndata
+from fastcluster_metrics._measures import catalogue as _catalogue
 
 anndata = pytest.importorskip("anndata")
 

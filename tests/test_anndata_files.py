@@ -20,7 +20,7 @@ from anndata_layouts import write_h5ad_0_7, write_h5ad_before_0_7, write_zarr_0_
 from sklearn import metrics as sk
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _readers
+from fastcluster_metrics._io import readers as _readers
 
 h5py = pytest.importorskip("h5py")
 

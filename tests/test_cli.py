@@ -15,7 +15,10 @@ import pandas as pd
 import pytest
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _catalogue, _cli
+from fastcluster_metrics._cli import main as _cli
+from fastcluster_metrics._cli import plan as cli_plan
+from fastcluster_metrics._cli import render as cli_render
+from fastcluster_metrics._measures import catalogue as _catalogue
 
 METRICS = _catalogue.default_names()
 N = 300
@@ -242,7 +245,7 @@ def _parse_table(out):
         head, rule, *body = block.splitlines()
         assert set(rule) == {"-"} and len(rule) == len(head)
         assert {len(line) for line in body} <= {len(head)}  # aligned
-        assert len(head) <= _cli.TABLE_WIDTH
+        assert len(head) <= cli_render.TABLE_WIDTH
         words = head.split("  ")
         corner = corner or words[0]
         assert words[0] == corner  # each block repeats the first column
@@ -304,12 +307,12 @@ def test_default_table_fits_100_columns_in_two_blocks(data, cli):
 def test_table_width_follows_a_terminal(monkeypatch):
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
     monkeypatch.setenv("COLUMNS", "80")
-    assert _cli._table_width(None) == 80
-    assert _cli._table_width("out.txt") == _cli.TABLE_WIDTH
+    assert cli_render._table_width(None) == 80
+    assert cli_render._table_width("out.txt") == cli_render.TABLE_WIDTH
 
 
 def test_format_table_blocks():
-    from fastcluster_metrics._console import format_table
+    from fastcluster_metrics._cli.console import format_table
 
     rows = [("a", ["1", "22", "333"]), ("bb", ["4", "5", "6"])]
     whole = format_table("x", ["c1", "c2", "c3"], rows)
@@ -340,13 +343,15 @@ def test_format_table_blocks():
     ],
 )
 def test_one_number_format_per_measure(values, bounded, want):
-    assert _cli._numbers(values, bounded) == want
+    assert cli_render._numbers(values, bounded) == want
 
 
 def test_a_column_of_large_and_small_values_has_one_format(data, cli, monkeypatch):
     """chi2 of a good and of a poor prediction: 1.9e7 and 1.0e3 written alike."""
     # leiden_a has 7 clusters, leiden_b 4.
-    monkeypatch.setattr(_cli, "_score", lambda t, name: 19_000_000.25 if t.shape[1] > 4 else 1034.5)
+    monkeypatch.setattr(
+        cli_render, "score_of", lambda t, name: 19_000_000.25 if t.shape[1] > 4 else 1034.5
+    )
     status, out, _ = cli(
         "cells.csv", "--truth", "cell_type", "--pred", "leiden_*", "--metrics", "chi2"
     )
@@ -528,7 +533,7 @@ def test_plot_and_output_file(data, cli):
 def _summary_cases():
     """The command line's figure for a wide table of long labels (33 cell types, 66 clusters)
     and for a small one of large counts."""
-    from fastcluster_metrics._demo import example
+    from fastcluster_metrics._cli.demo import example
 
     truth, clusterings = example(60_000)
     names = np.array([f"celltype_{t}" for t in range(33)], dtype=object)
@@ -553,7 +558,7 @@ def test_plot_figure_has_nothing_cut_or_covered(case):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     preds, tables = _summary_cases()[case]
-    figure = _cli.summary_figure("cell_type", preds, METRICS, tables)
+    figure = cli_render.summary_figure("cell_type", preds, METRICS, tables)
     FigureCanvasAgg(figure)
     figure.canvas.draw()
     renderer = figure.canvas.get_renderer()
@@ -805,9 +810,9 @@ def test_progress_bar_on_a_terminal_only(cli, monkeypatch):
         "--format",
         "csv",
     ]
-    monkeypatch.setattr(_cli, "_PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(cli_plan, "PROGRESS_DELAY", 0.0)
     assert cli(*args)[2] == ""  # stderr is not a terminal here
-    monkeypatch.setattr(_cli, "_stderr_is_tty", lambda: True)
+    monkeypatch.setattr(cli_plan, "stderr_is_tty", lambda: True)
     status, _, err = cli(*args)
     assert status == 0
     assert "cells.parquet" in err
@@ -816,7 +821,7 @@ def test_progress_bar_on_a_terminal_only(cli, monkeypatch):
 
 
 def test_no_arguments_or_demo_options_run_the_demo(monkeypatch):
-    import fastcluster_metrics._demo as entry
+    import fastcluster_metrics._cli.demo as entry
 
     calls = []
     monkeypatch.setattr(entry, "demo", lambda argv: calls.append(list(argv)) or 0)
@@ -827,14 +832,14 @@ def test_no_arguments_or_demo_options_run_the_demo(monkeypatch):
 
 
 def test_metric_names():
-    assert _cli.resolve_metrics(None) == METRICS
-    assert _cli.resolve_metrics(["all"]) == list(_catalogue.MEASURES)
-    assert _cli.resolve_metrics(["ari, V-measure", "purity_score,ARI"]) == [
+    assert cli_render.resolve_metrics(None) == METRICS
+    assert cli_render.resolve_metrics(["all"]) == list(_catalogue.MEASURES)
+    assert cli_render.resolve_metrics(["ari, V-measure", "purity_score,ARI"]) == [
         "adjusted_rand_score",
         "v_measure_score",
         "purity_score",
     ]
-    names = _cli.resolve_metrics(["all"])
+    names = cli_render.resolve_metrics(["all"])
     assert names[: len(METRICS)] == METRICS
     assert "jaccard_index" in names
     assert "pair_counts" not in names  # a dict, not one number
@@ -909,7 +914,7 @@ def test_debug_lets_every_error_through(data, cli):
 
 
 def test_unexpected_error_in_the_demo(monkeypatch, capsys, tmp_path):
-    import fastcluster_metrics._demo as entry
+    import fastcluster_metrics._cli.demo as entry
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(entry.fcm, "compare_many", _boom)
@@ -932,7 +937,7 @@ def test_unexpected_error_through_the_interpreter(data):
     root, _ = data
     patch = (
         "import sys, fastcluster_metrics as fcm\n"
-        "from fastcluster_metrics import _cli\n"
+        "from fastcluster_metrics._cli import main as _cli\n"
         "def boom(*a, **k):\n"
         "    raise AttributeError(\"'numpy.ndarray' object has no attribute 'columns'\")\n"
         "fcm.Contingency.from_labels = boom\n"

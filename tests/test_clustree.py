@@ -16,8 +16,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.collections import LineCollection, PathCollection  # noqa: E402
 
 import fastcluster_metrics as fcm  # noqa: E402
-from fastcluster_metrics import _clustree  # noqa: E402
-from fastcluster_metrics.plot import plot_clustree, plot_scores  # noqa: E402
+from fastcluster_metrics.plot import (  # noqa: E402
+    _clustree,
+    plot_clustree,
+    plot_scores,
+)
 
 
 @pytest.fixture(autouse=True)

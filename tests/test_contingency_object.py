@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import cluster as sk
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _catalogue
+from fastcluster_metrics._measures import catalogue as _catalogue
 
 # Every measure of two labelings is also a method of the table.
 METHODS = [n for n in LABEL_FUNCTIONS if n not in ("contingency_matrix", "pair_confusion_matrix")]

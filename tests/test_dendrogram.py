@@ -10,9 +10,9 @@ import pytest
 
 import fastcluster_metrics as fcm
 from fastcluster_metrics import _native
-from fastcluster_metrics._catalogue import MEASURES
-from fastcluster_metrics._contingency import Contingency
-from fastcluster_metrics._dendrogram import _Base, _classes, _Cut, _order, _tree
+from fastcluster_metrics._many.dendrogram import _Base, _classes, _Cut, _order, _tree
+from fastcluster_metrics._measures.catalogue import MEASURES
+from fastcluster_metrics._measures.contingency import Contingency
 
 hierarchy = pytest.importorskip("scipy.cluster.hierarchy")
 pytest.importorskip("pandas")

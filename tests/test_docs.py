@@ -9,19 +9,33 @@ from pathlib import Path
 import pytest
 
 import fastcluster_metrics
-from fastcluster_metrics import _contingency, _dendrogram, _evaluate, _many, _supervised
+from fastcluster_metrics._many import compare as _many
+from fastcluster_metrics._many import dendrogram as _dendrogram
+from fastcluster_metrics._measures import evaluate as _evaluate
+from fastcluster_metrics._measures import supervised as _supervised
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 DOCS = README.parent / "docs"
 
 
 @pytest.mark.parametrize(
-    "module", [fastcluster_metrics, _supervised, _contingency, _evaluate, _many, _dendrogram]
+    "module", [fastcluster_metrics, _supervised, _evaluate, _many, _dendrogram]
 )
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_the_public_classes_examples_run_with_the_package():
+    """The public classes are named as the package's (their ``__module__``), so that doctest
+    finds their examples in the package, wherever they are defined."""
+    found = doctest.DocTestFinder().find(fastcluster_metrics)
+    names = {test.name for test in found if test.examples}
+    assert {
+        "fastcluster_metrics.Contingency",
+        "fastcluster_metrics.ContingencyAccumulator",
+    } <= names
 
 
 def test_readme_quickstart():
@@ -31,22 +45,26 @@ def test_readme_quickstart():
 
 
 def test_changelog_names_the_version_of_pyproject():
-    """CHANGELOG.md's newest release is pyproject.toml's version, under an [Unreleased] section."""
+    """CHANGELOG.md's newest version is pyproject.toml's, released on a date or not yet, and
+    each kind of change has one heading per version."""
     root = README.parent
     pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
     version = re.search(r'^\[project\]$[^\[]*?^version = "([^"]+)"$', pyproject, re.M | re.S)
     assert version is not None
     changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8")
-    headings = re.findall(r"^## \[([^\]]+)\]( - \d{4}-\d{2}-\d{2})?$", changelog, re.M)
-    assert headings[0] == ("Unreleased", "")
-    assert headings[1][0] == version.group(1) and headings[1][1]
+    headings = re.findall(r"^## \[([^\]]+)\] - (\d{4}-\d{2}-\d{2}|Unreleased)$", changelog, re.M)
+    assert headings and headings[0][0] == version.group(1)
+    for section in re.split(r"^## ", changelog, flags=re.M)[1:]:
+        kinds = re.findall(r"^### (.+)$", section, re.M)
+        assert len(kinds) == len(set(kinds)), section.splitlines()[0]
     assert "[CHANGELOG.md](CHANGELOG.md)" in README.read_text(encoding="utf-8")
 
 
 def test_the_cli_pages_table_is_the_command_lines():
     """The command line page's example table has the command line's columns: n and the
     default measures' short names, in as many blocks as the command line cuts them into."""
-    from fastcluster_metrics import _catalogue, _cli
+    from fastcluster_metrics._cli import render as cli_render
+    from fastcluster_metrics._measures import catalogue as _catalogue
 
     text = (DOCS / "guide" / "cli.md").read_text(encoding="utf-8")
     block = text.split("```text\ntruth: ")[1].split("```")[0]
@@ -55,7 +73,7 @@ def test_the_cli_pages_table_is_the_command_lines():
         "n",
         *(_catalogue.label(m) for m in _catalogue.default_names()),
     ]
-    assert all(len(line) <= _cli.TABLE_WIDTH for line in block.splitlines())
+    assert all(len(line) <= cli_render.TABLE_WIDTH for line in block.splitlines())
 
 
 # --- the documentation site (docs/) ----------------------------------------------------------
@@ -77,7 +95,7 @@ def _docs_module(name: str):
 def test_every_measure_has_a_formula():
     """docs/formulas.py has a formula for each row of the catalogue and for nothing else: a
     measure cannot be added without one, nor renamed without its formula."""
-    from fastcluster_metrics._catalogue import MEASURES
+    from fastcluster_metrics._measures.catalogue import MEASURES
 
     formulas = _docs_module("formulas").FORMULAS
     assert set(formulas) == set(MEASURES)
@@ -92,7 +110,7 @@ def test_the_measures_page_shows_every_measure_with_its_formula(monkeypatch):
     """The measures page (docs/measures.rst, ``.. fcm-measures::``) lists every measure of the
     catalogue in its table and in a section of its own with its formula, range and names."""
     pytest.importorskip("sphinx")
-    from fastcluster_metrics._catalogue import MEASURES
+    from fastcluster_metrics._measures.catalogue import MEASURES
 
     formulas = _docs_module("formulas")
     monkeypatch.setitem(__import__("sys").modules, "formulas", formulas)

@@ -11,7 +11,11 @@ import pytest
 from helpers import same
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _catalogue, _diagnostics, _evaluate, _functions, _uncertainty
+from fastcluster_metrics._many import uncertainty as _uncertainty
+from fastcluster_metrics._measures import catalogue as _catalogue
+from fastcluster_metrics._measures import diagnostics as _diagnostics
+from fastcluster_metrics._measures import evaluate as _evaluate
+from fastcluster_metrics._measures import functions as _functions
 
 DEFAULT = [
     "adjusted_rand_score",

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _catalogue
+from fastcluster_metrics._measures import catalogue as _catalogue
 
 METRICS = _catalogue.default_names()
 
@@ -162,8 +162,8 @@ def test_pairwise_forms_and_names():
 
 def test_pairwise_encodes_each_labeling_once_and_counts_each_pair_once(monkeypatch):
     encoded, counted = [], []
-    column, count = fcm._many._column, fcm._native.count
-    monkeypatch.setattr(fcm._many, "_column", lambda *a: encoded.append(1) or column(*a))
+    column, count = fcm._many.compare.encode, fcm._native.count
+    monkeypatch.setattr(fcm._many.compare, "encode", lambda *a: encoded.append(1) or column(*a))
     monkeypatch.setattr(fcm._native, "count", lambda *a: counted.append(1) or count(*a))
     runs = {f"r{i}": np.array(["a", "b", "c"])[np.arange(60) % (i + 2) % 3] for i in range(5)}
     got = fcm.pairwise(runs, metric="homogeneity_score")

@@ -19,8 +19,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 import fastcluster_metrics as fcm  # noqa: E402
-from fastcluster_metrics import _heatmap, _natural, _score_plot, plot  # noqa: E402
-from fastcluster_metrics._heatmap import MIXED  # noqa: E402
+from fastcluster_metrics import plot  # noqa: E402
+from fastcluster_metrics._utils import natural as _natural  # noqa: E402
+from fastcluster_metrics.plot import _heatmap, _score_plot  # noqa: E402
+from fastcluster_metrics.plot._heatmap import MIXED  # noqa: E402
 
 TRUTH = ["a", "a", "a", "b", "b", "c", "c", "c", "c"]
 PRED = [7, 7, 3, 3, 3, 1, 1, 1, 7]
@@ -215,7 +217,7 @@ def test_labels_in_natural_order_in_heatmaps_and_reports():
 
 
 def test_demo_table_ticks_are_readable_at_the_default_size():
-    from fastcluster_metrics._demo import example
+    from fastcluster_metrics._cli.demo import example
 
     truth, clusterings = example(100_000)
     ax = plot.plot_contingency(truth, clusterings["leiden_mid"])
@@ -478,8 +480,8 @@ def test_imports_are_lazy():
     code = (
         "import sys, fastcluster_metrics\n"
         "assert 'fastcluster_metrics.plot' not in sys.modules\n"
-        "assert 'fastcluster_metrics._cli' not in sys.modules\n"
-        "import fastcluster_metrics.plot, fastcluster_metrics._cli\n"
+        "assert 'fastcluster_metrics._cli.main' not in sys.modules\n"
+        "import fastcluster_metrics.plot, fastcluster_metrics._cli.main\n"
         "heavy = {'matplotlib', 'pandas', 'anndata', 'pyarrow', 'tqdm', 'sklearn'}\n"
         "print(sorted(heavy & set(sys.modules)))\n"
     )

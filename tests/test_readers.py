@@ -1,4 +1,4 @@
-"""One set of file readers (_readers) for read_contingency (and its Dask tasks) and the command
+"""One set of file readers (_io/) for read_contingency (and its Dask tasks) and the command
 line: the same formats, compressions and format names, the same tables of the same file, and
 the same errors, naming the file and the column."""
 
@@ -20,7 +20,11 @@ import pandas as pd
 import pytest
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _catalogue, _cli, _readers
+from fastcluster_metrics._cli import main as _cli
+from fastcluster_metrics._cli import plan as cli_plan
+from fastcluster_metrics._io import errors, formats, progress
+from fastcluster_metrics._io import readers as _readers
+from fastcluster_metrics._measures import catalogue as _catalogue
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -88,7 +92,7 @@ def cli_tables(path, truth, preds, *options):
     args = _cli.parser().parse_args(
         [str(path), "--truth", truth, *(a for p in preds for a in ("--pred", p)), *options]
     )
-    return _cli.count(_cli.plan(args), args.missing)
+    return cli_plan.count(cli_plan.plan(args), args.missing)
 
 
 def cli(*args):
@@ -123,15 +127,15 @@ NAMES = [
 
 
 def test_one_table_of_suffixes_and_compressions():
-    assert set(_readers.FORMATS.values()) == {"csv", "tsv", "parquet", "ipc", "h5ad", "zarr"}
-    assert set(_readers.FORMAT_NAMES.values()) <= set(_readers.FORMAT_NAMES)
+    assert set(formats.FORMATS.values()) == {"csv", "tsv", "parquet", "ipc", "h5ad", "zarr"}
+    assert set(formats.FORMAT_NAMES.values()) <= set(formats.FORMAT_NAMES)
     # the command line offers every format name read_contingency takes
     action = next(a for a in _cli.parser()._actions if a.dest == "input_format")
-    assert list(action.choices) == list(_readers.FORMAT_NAMES)
+    assert list(action.choices) == list(formats.FORMAT_NAMES)
     named = {n.split(".", 1)[1].split(".")[0] for n in NAMES}
-    assert {"." + s for s in named} == set(_readers.FORMATS) - {".h5ad", ".zarr"}
+    assert {"." + s for s in named} == set(formats.FORMATS) - {".h5ad", ".zarr"}
     compressed = {"." + n.rsplit(".", 1)[1] for n in NAMES if n.count(".") == 2}
-    assert compressed == set(_readers.COMPRESSIONS)
+    assert compressed == set(formats.COMPRESSIONS)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -197,7 +201,7 @@ def test_missing_columns_named_with_their_file(tmp_path, frame, name):
     with pytest.raises(KeyError) as error:
         fcm.read_contingency(path, "cell_type", "cluster")
     assert str(error.value) == f"{path}: no column 'cluster'; the columns are: {columns}"
-    assert isinstance(error.value, _readers.MissingColumnError)
+    assert isinstance(error.value, errors.MissingColumnError)
     assert (error.value.file, error.value.column) == (str(path), "cluster")
     out = cli(path, "--truth", "cell_type", "--pred", "cluster")
     assert out.returncode == 1
@@ -243,7 +247,7 @@ def test_missing_fields_read_alike(tmp_path):
     assert got == fcm.Contingency.from_labels(["a", "c"], [1, 2])
     assert cli_tables(path, "t", ["p"], "--missing", "drop") == [got]
     # one wording, naming the file's column and row, options spelled as each caller passes them
-    with pytest.raises(_readers.MissingLabelsError) as error:
+    with pytest.raises(errors.MissingLabelsError) as error:
         fcm.read_contingency(path, "t", "p")
     assert str(error.value) == (
         f"{path}: column 't' has missing labels (the first in data row 6); pass missing='drop'"
@@ -297,7 +301,7 @@ def test_files_pickle_and_errors_cross_processes(tmp_path, frame):
         file.check(["nope"])
     except KeyError as e:
         error = pickle.loads(pickle.dumps(e))
-    assert isinstance(error, _readers.MissingColumnError)
+    assert isinstance(error, errors.MissingColumnError)
     assert (
         str(error) == f"{path}: no column 'nope'; the columns are: cell, cell_type, leiden, louvain"
     )
@@ -319,7 +323,7 @@ def test_csv_progress_counts_bytes(tmp_path, frame, capsys):
     tqdm = pytest.importorskip("tqdm")
     path = write(frame, tmp_path / "cells.csv.gz")
     file = _readers.open_file(path)
-    for _ in file.batches(["leiden"], 100, progress=_readers.Progress(0.0)):
+    for _ in file.batches(["leiden"], 100, progress=progress.Progress(0.0)):
         pass
     err = capsys.readouterr().err
     size = tqdm.tqdm.format_sizeof(path.stat().st_size)
@@ -330,8 +334,8 @@ def test_csv_progress_counts_bytes(tmp_path, frame, capsys):
 
 def test_no_heavy_import():
     code = (
-        "import sys, fastcluster_metrics._readers, fastcluster_metrics._stream,"
-        " fastcluster_metrics._cli\n"
+        "import sys, fastcluster_metrics._io.readers, fastcluster_metrics._io.stream,"
+        " fastcluster_metrics._cli.main\n"
         "heavy = {'pandas', 'pyarrow', 'anndata', 'tqdm', 'h5py', 'matplotlib'}\n"
         "print(sorted(heavy & set(sys.modules)))\n"
     )
@@ -492,7 +496,7 @@ def test_truncated_compressed_files_are_refused(tmp_path, frame, name, compressi
         fcm.read_contingency(path, "cell_type", "leiden", batch_size=500)
     message = str(raised.value)
     assert message.startswith(f"{path}: the {compression} data is truncated or corrupt (")
-    assert isinstance(raised.value, _readers.CorruptFileError)
+    assert isinstance(raised.value, errors.CorruptFileError)
     out = cli(path, "--truth", "cell_type", "--pred", "leiden", "--chunk-rows", "500")
     assert (out.returncode, out.stdout) == (1, "")
     assert out.stderr == f"fastcluster-metrics: error: {message}\n"
@@ -801,9 +805,9 @@ def test_columns_that_cannot_be_labels_are_refused_up_front(tmp_path, kind, suff
         with pytest.raises(TypeError) as raised:
             fcm.read_contingency(path, truth, pred)
         assert str(raised.value) == message
-        assert isinstance(raised.value, _readers.LabelTypeError)
+        assert isinstance(raised.value, errors.LabelTypeError)
     # refused by the readers before a batch is read, for every caller
-    with pytest.raises(_readers.LabelTypeError):
+    with pytest.raises(errors.LabelTypeError):
         _readers.open_file(path).batches(["cell_type", "x"], 2)
     status, err = _in_process(path, "--truth", "cell_type", "--pred", "x")
     assert (status, err) == (1, f"fastcluster-metrics: error: {message}\n")

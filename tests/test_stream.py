@@ -15,7 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _catalogue, _stream
+from fastcluster_metrics._io import stream as _stream
+from fastcluster_metrics._measures import catalogue as _catalogue
 
 METRICS = _catalogue.default_names()
 CELL_TYPES = np.array(["B", "NK", "T", "mono", "DC", "pDC"])

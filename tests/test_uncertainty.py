@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics import _uncertainty as u
+from fastcluster_metrics._many import uncertainty as u
 
 scipy_stats = pytest.importorskip("scipy.stats")
 

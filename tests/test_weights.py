@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics._catalogue import MEASURES
+from fastcluster_metrics._measures.catalogue import MEASURES
 
 SKLEARN_SCORES = [
     "adjusted_rand_score",
@@ -595,10 +595,10 @@ def test_balanced_differs_from_the_truncated_reference_by_its_rounding():
 
 
 def test_every_measure_documents_the_weights():
-    """scikit-learn's names (each module-level name of ``_supervised``) and the catalogue's
+    """scikit-learn's names (each public name of ``_measures/supervised.py``) and the catalogue's
     functions carry the paragraph on weights in their docstrings."""
-    from fastcluster_metrics import _supervised
-    from fastcluster_metrics._weights import WEIGHTS_DOC
+    from fastcluster_metrics._labels.weights import WEIGHTS_DOC
+    from fastcluster_metrics._measures import supervised as _supervised
 
     names = [*_supervised.__all__, *(name for name in MEASURES if hasattr(fcm, name))]
     assert len(names) > 50

@@ -186,8 +186,8 @@ def test_pair_counting_measures_read_no_cells_of_a_table_counted_for_its_pair_co
     a wide table counted for them without its cells, and gives what it gives on the whole
     table; a measure of the cells then has them counted."""
     from fastcluster_metrics import _native
-    from fastcluster_metrics._catalogue import MEASURES
-    from fastcluster_metrics._contingency import Contingency
+    from fastcluster_metrics._measures.catalogue import MEASURES
+    from fastcluster_metrics._measures.contingency import Contingency
 
     t, p = _shape("fine 2e4 x 2e4", 2_000_000)
     whole = Contingency._of(_native.count(t, p))
@@ -218,7 +218,7 @@ def test_evaluate_counts_for_the_pair_counts_alone_when_it_needs_no_more(
 ):
     """``evaluate`` with measures of the pair counts alone counts a wide table for them (its
     cells not kept), and the same answers."""
-    from fastcluster_metrics import _labels
+    from fastcluster_metrics._table import count as _labels
 
     seen = []
     count = _labels._native.count

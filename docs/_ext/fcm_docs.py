@@ -1,8 +1,9 @@
 """The documentation's own Sphinx extension.
 
-- ``.. fcm-measures::`` renders the catalogue (``fastcluster_metrics._catalogue.MEASURES``):
-  a summary table, then one section per measure with its names, properties, links to its
-  function and method, and its formula from ``docs/formulas.py``. Nothing about a measure is
+- ``.. fcm-measures::`` renders the catalogue
+  (``fastcluster_metrics._measures.catalogue.MEASURES``): a summary table, then one section
+  per measure with its names, properties, links to its function and method, and its formula
+  from ``docs/formulas.py``. Nothing about a measure is
   written twice: a new row of the catalogue appears here with the formula its test demands.
 - Every measure's function and :class:`Contingency` method gets its formula rendered at the
   end of its API page (the docstrings write formulas as plain text, for ``help()``).
@@ -55,7 +56,7 @@ def measures_rst() -> list[str]:
     """The catalogue as reStructuredText: a summary table, then a section per measure."""
     from formulas import FORMULAS
 
-    from fastcluster_metrics._catalogue import FAMILIES, MEASURES
+    from fastcluster_metrics._measures.catalogue import FAMILIES, MEASURES
 
     lines = [
         f'All {len(MEASURES)} measures, in the order ``evaluate(..., metrics="all")`` gives'
@@ -155,7 +156,7 @@ class MeasureListDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        from fastcluster_metrics._catalogue import MEASURES
+        from fastcluster_metrics._measures.catalogue import MEASURES
 
         kind = self.arguments[0]
         if kind not in _KINDS:
@@ -217,7 +218,7 @@ would read as an enumerated list item ``L.`` and drop."""
 def _rows_documented_by(what: str, name: str) -> list[Any]:
     """The catalogue rows whose function (``what == "function"``) or Contingency method is
     the object ``name``."""
-    from fastcluster_metrics._catalogue import MEASURES
+    from fastcluster_metrics._measures.catalogue import MEASURES
 
     short = name.rpartition(".")[2]
     if what == "function" and name in (f"{PACKAGE}.{short}",):

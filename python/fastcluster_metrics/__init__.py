@@ -6,17 +6,22 @@ supervised scores, computed from a contingency table built in one Rust pass.
 1.0
 """
 
-from . import _functions
-from ._anndata import evaluate_adata
-from ._contingency import Contingency
-from ._dendrogram import score_dendrogram
-from ._evaluate import Evaluation, evaluate
-from ._functions import *  # noqa: F403  (the catalogue's functions: _functions.__all__)
-from ._many import compare_many, pairwise
-from ._native import num_threads
-from ._params import InvalidParameterError
-from ._stream import ContingencyAccumulator, read_contingency
-from ._supervised import (
+from ._io.anndata import evaluate_adata
+from ._io.stream import ContingencyAccumulator, read_contingency
+from ._many.compare import compare_many, pairwise
+from ._many.dendrogram import score_dendrogram
+from ._many.uncertainty import (
+    BootstrapResult,
+    PermutationResult,
+    bootstrap,
+    group_tables,
+    permutation_test,
+)
+from ._measures import functions as _functions
+from ._measures.contingency import Contingency
+from ._measures.evaluate import Evaluation, evaluate
+from ._measures.functions import *  # noqa: F403  (the catalogue's functions: _functions.__all__)
+from ._measures.supervised import (
     adjusted_mutual_info_score,
     adjusted_rand_score,
     completeness_score,
@@ -32,13 +37,32 @@ from ._supervised import (
     rand_score,
     v_measure_score,
 )
-from ._uncertainty import (
-    BootstrapResult,
-    PermutationResult,
-    bootstrap,
-    group_tables,
-    permutation_test,
-)
+from ._native import num_threads
+from ._utils.params import InvalidParameterError
+
+
+def _keep_old_pickles_loading() -> None:
+    """Pickles written before the modules were grouped by concern name the flat modules that
+    defined their classes then (``fastcluster_metrics._contingency``); those names stay
+    importable, as the modules that define the classes now. Newer pickles name the package
+    itself (``_utils/public.py``)."""
+    import sys
+
+    from ._io import stream
+    from ._many import uncertainty
+    from ._measures import contingency, evaluate
+
+    moved = {
+        "_contingency": contingency,
+        "_evaluate": evaluate,
+        "_stream": stream,
+        "_uncertainty": uncertainty,
+    }
+    for old, module in moved.items():
+        sys.modules.setdefault(f"{__name__}.{old}", module)
+
+
+_keep_old_pickles_loading()
 
 
 def __getattr__(name: str) -> str:

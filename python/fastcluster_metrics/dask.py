@@ -32,13 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from ._catalogue import resolve_all
-from ._contingency import Contingency
-from ._evaluate import Evaluation, scores
-from ._labels import check_missing
-from ._readers import check_batch_size, is_store, open_file
-from ._stream import Partial, merge, partial, read_partial, to_contingency
-from ._weights import check_class_weight
+from ._io.formats import is_store
+from ._io.readers import check_batch_size, open_file
+from ._io.stream import Partial, merge, partial, read_partial, to_contingency
+from ._labels.codes import check_missing
+from ._labels.weights import check_class_weight
+from ._measures.catalogue import resolve_all
+from ._measures.contingency import Contingency
+from ._measures.evaluate import Evaluation, scores
 
 __all__ = ["contingency", "evaluate", "read_contingency"]
 

@@ -1,0 +1,134 @@
+"""Scoring the columns of an AnnData's ``.obs`` (cell annotations against clusterings).
+
+Nothing here imports anndata: an AnnData is read through its ``.obs`` DataFrame, and a
+DataFrame (``adata.obs`` itself, or any table of labels) is taken as is. A path to an AnnData
+file (.h5ad, zarr store) is read by the file readers: the columns asked for, not the rest of
+the file. Category columns (what scanpy writes for Leiden and Louvain clusterings, and
+``.h5ad`` files load) are read through their integer codes, without touching the labels.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from .._many.compare import compare_many
+from .columns import find_columns, weight_values
+from .readers import open_file
+
+__all__ = ["evaluate_adata"]
+
+
+def _obs(adata: Any) -> Any:
+    obs = getattr(adata, "obs", adata)
+    if not (hasattr(obs, "columns") and hasattr(obs, "__getitem__")):
+        raise TypeError(
+            "evaluate_adata takes an AnnData (its .obs is read), a pandas DataFrame or the"
+            f" path to an .h5ad file or zarr store; got {type(adata).__name__}"
+        )
+    return obs
+
+
+def _from_file(
+    path: str | os.PathLike[str], truth: str, pred: str | Iterable[str], weights: str | None
+) -> Any:
+    """The truth column, the prediction columns and the weights (checked; None without a
+    column) of an AnnData file's obs."""
+    file = open_file(path)
+    if file.streamed:
+        raise ValueError(
+            f"evaluate_adata reads AnnData files (.h5ad, .zarr); {file.name} is {file.kind}:"
+            " use read_contingency or compare_many"
+        )
+    (truth_name,) = file.find(truth, "truth")
+    names = file.find(pred, "pred")
+    wanted = [truth_name, *names]
+    if weights is not None:
+        (weights,) = file.find(weights, "weights", patterns=False)
+        wanted.append(weights)
+    columns = next(file.batches(wanted, 1))
+    w = None if weights is None else weight_values(file.name, weights, columns[weights])
+    return columns[truth_name], {name: columns[name] for name in names}, w
+
+
+def evaluate_adata(
+    adata: Any,
+    truth: str,
+    pred: str | Iterable[str],
+    metrics: Iterable[str] | None = None,
+    *,
+    missing: str = "raise",
+    weights: str | None = None,
+) -> Any:
+    """Scores of ``adata.obs`` columns against a reference column, as a pandas DataFrame.
+
+    Parameters
+    ----------
+    adata
+        An AnnData (only ``adata.obs`` is read), a pandas DataFrame of labels, or the path
+        of an AnnData file (.h5ad, or a zarr store: a directory or ``.zarr.zip``), of which
+        only the columns asked for are read (never ``X``), in any layout anndata has written.
+    truth
+        The column of reference labels (cell types, an annotation).
+    pred
+        The column(s) of predicted clusters: a name, or several; shell-style patterns such as
+        ``"leiden_*"`` select every matching column.
+    metrics
+        The measures (names as :func:`evaluate`); all by default.
+    missing
+        ``"raise"`` (default), ``"drop"`` or ``"cluster"``, as every metric's ``missing=``.
+    weights
+        The column of sample weights (such as a metacell's size), as ``sample_weight=`` of
+        every measure; a value that is missing, text, negative or not finite raises
+        ``ValueError`` naming the column and the row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per predicted column (indexed by its name), one column per measure: the
+        values :func:`compare_many` gives.
+
+    Raises
+    ------
+    KeyError
+        A column that ``adata.obs`` does not have (the message lists those it has).
+    FileNotFoundError, ValueError
+        A path with no file, or a file that is not an AnnData file (the message names it).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import fastcluster_metrics as fcm
+    >>> obs = pd.DataFrame({
+    ...     "cell_type": pd.Categorical(["B", "B", "T", "T", "NK", "NK"]),
+    ...     "leiden_0.5": pd.Categorical(["0", "0", "1", "1", "1", "1"]),
+    ...     "leiden_1.0": pd.Categorical(["0", "0", "1", "1", "2", "2"]),
+    ... })
+    >>> fcm.evaluate_adata(obs, truth="cell_type", pred="leiden_*",
+    ...                    metrics=["adjusted_rand_score", "purity_score"]).round(4)
+                adjusted_rand_score  purity_score
+    leiden_0.5               0.4444        0.6667
+    leiden_1.0               1.0000        1.0000
+    """
+    if not isinstance(truth, str):
+        raise TypeError(f"truth is the name of one column; got {truth!r}")
+    if weights is not None and not isinstance(weights, str):
+        raise TypeError(f"weights is the name of one column; got {weights!r}")
+    if isinstance(adata, (str, os.PathLike)):
+        labels, predictions, w = _from_file(adata, truth, pred, weights)
+        return compare_many(labels, predictions, metrics, missing=missing, sample_weight=w)
+    obs = _obs(adata)
+    (truth_name,) = find_columns(obs.columns, truth, "truth")
+    names = find_columns(obs.columns, pred, "pred")
+    w = None
+    if weights is not None:
+        (weights,) = find_columns(obs.columns, [weights], "weights", patterns=False)
+        w = weight_values(None, weights, obs[weights])
+    return compare_many(
+        obs[truth_name],
+        {name: obs[name] for name in names},
+        metrics,
+        missing=missing,
+        sample_weight=w,
+    )

@@ -1,0 +1,440 @@
+"""The catalogue of measures: one row per measure, and every list of measures derived from it.
+
+Each :class:`Measure` row says how a measure is computed from a :class:`Contingency` (its
+kernel, with fixed options), what it is called (its full name and short names), and what a
+caller needs to know of it: its family, whether it is symmetric, whether it needs the table's
+cells or only its sums, its range or unit, which direction is better, whether it is adjusted
+for chance. :func:`evaluate` (its defaults and ``"all"``), :func:`compare_many`,
+:func:`pairwise`, :func:`bootstrap`, :func:`permutation_test`, the command line and the plots
+take their names, symmetry and axes from here; ``tests/test_catalogue.py`` checks that the
+public functions, ``__all__``, the :class:`Contingency` methods and the README's table agree
+with it.
+
+Adding a measure is its kernel (a :class:`Contingency` method, or any function of one) plus
+one row in :data:`MEASURES`.
+
+>>> from fastcluster_metrics._catalogue import resolve
+>>> resolve("ARI", "evaluate").name, resolve("v-measure", "evaluate").label
+('adjusted_rand_score', 'V-measure')
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
+
+from .._utils.params import InvalidParameterError
+from .contingency import Contingency
+
+__all__ = [
+    "MEASURES",
+    "Measure",
+    "default_names",
+    "label",
+    "markdown_table",
+    "register",
+    "resolve",
+    "resolve_all",
+]
+
+PAIRS = "pair counting"
+INFORMATION = "information"
+MATCHING = "set matching"
+FAMILIES = (PAIRS, INFORMATION, MATCHING)
+
+UNIT_INTERVAL = (0.0, 1.0)
+SIGNED = (-1.0, 1.0)
+BELOW_ONE = (-math.inf, 1.0)
+"""At most 1 (identical labelings), unbounded below: the Rand index adjusted under a random
+model that draws a labeling anew, whose expectation may pass the observed labelings' own."""
+UNBOUNDED_SCORE = (-math.inf, math.inf)
+"""The mutual information adjusted under a random model that draws a labeling anew: its
+expectation may pass the mean of the observed entropies (the denominator's sign flips)."""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure of the catalogue."""
+
+    name: str
+    """Its full name: the function (or :class:`Contingency` method) of that name, or a variant
+    of :attr:`function` with :attr:`options`."""
+    kernel: Callable[..., Any]
+    """Computes it from a :class:`Contingency`, called as ``kernel(table, **options)``."""
+    family: str
+    """``"pair counting"``, ``"information"`` or ``"set matching"``."""
+    short: tuple[str, ...] = ()
+    """Short names, the first one shown in tables and plots (``ARI``, ``AMI``, ``purity``)."""
+    _: KW_ONLY
+    symmetric: bool = False
+    """The value does not change when the two labelings swap roles."""
+    cells: bool = True
+    """It needs the table's cells; False when its margins and sums of squares are enough (all
+    singletons are then counted without their cells)."""
+    range: tuple[float, float] | None = UNIT_INTERVAL
+    """The interval its values lie in, or None when unbounded (then see :attr:`unit`)."""
+    unit: str = ""
+    """What an unbounded value counts: ``"nats"``, ``"pairs"``, ... (empty for scores)."""
+    greater_is_better: bool = True
+    """Higher values mean closer labelings (False for distances and entropies)."""
+    adjusted: bool = False
+    """Adjusted for chance under a random model (0 in expectation for random labelings)."""
+    counts: bool = False
+    """Defined for tables of counts only (the expected mutual information; the couples of
+    distinct sample pairs that MARI and G+ count): with weights that make some cell
+    non-integral its function raises ``ValueError``, and :func:`evaluate`,
+    :func:`compare_many` and the tools built on them give NaN."""
+    default: bool = False
+    """Computed by :func:`evaluate` when no measures are named."""
+    in_sklearn: bool = False
+    """scikit-learn has it too, under the same name (``sklearn.metrics.cluster``)."""
+    merges: bool = False
+    """A function of the sums that :func:`score_dendrogram` keeps merge by merge (pair counts,
+    entropies, mutual information, its expectation, purity): read for every cut of a
+    dendrogram from them, where the others are computed on each cut's table."""
+    plotted: bool = False
+    """Drawn by :func:`~fastcluster_metrics.plot.plot_scores` when it scores labels itself."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """Fixed keyword options of :attr:`kernel` (and of :attr:`function`)."""
+    function: str | None = ""
+    """The public function of two labelings computing it with :attr:`options` (its own name
+    when empty; None when only the :class:`Contingency` method exists)."""
+
+    @property
+    def label(self) -> str:
+        """The name shown in tables and plots: the first short name."""
+        return self.short[0] if self.short else self.name
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The keyword options the kernel takes (``beta``, ``average_method``, ``base``, ...),
+        with their defaults; those in :attr:`options` fixed to this row's values."""
+        signature = inspect.signature(self.kernel)
+        found = {
+            p.name: p.default for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY
+        }
+        return {**found, **self.options}
+
+    @property
+    def pairs(self) -> bool:
+        """It is read from the pair counts alone (the margins and the sum of the squared
+        cells): a pair-counting measure that :func:`score_dendrogram` reads from the sums it
+        keeps. Its :attr:`cells` are then not needed either, and a table counted for such
+        measures alone keeps no cells of a wide table."""
+        return self.family == PAIRS and self.merges
+
+    @property
+    def function_name(self) -> str | None:
+        """The public function computing it (with :attr:`options`), if any."""
+        return self.name if self.function == "" else self.function
+
+    def __call__(self, table: Contingency) -> float:
+        """Its value on a table, as a float; NaN on an empty table where the kernel refuses
+        one, and on a table of real cells for a measure of counts (as :meth:`exact`, without
+        its call: evaluate's defaults on small inputs)."""
+        if self.counts and table.weighted:
+            return math.nan
+        try:
+            return float(self.kernel(table, **self.options) if self.options else self.kernel(table))
+        except ValueError:
+            if table.n == 0:
+                return math.nan
+            raise
+
+    def exact(self, table: Contingency) -> Any:
+        """Its value as the kernel gives it (an exact ``int`` for counts such as Mirkin's);
+        NaN on an empty table where the kernel refuses one, and on a table of real cells for
+        a measure of counts."""
+        if self.counts and table.weighted:
+            return math.nan
+        try:
+            return self.kernel(table, **self.options)
+        except ValueError:
+            if table.n == 0:
+                return math.nan
+            raise
+
+
+def _rows(*rows: Measure) -> dict[str, Measure]:
+    return {row.name: row for row in rows}
+
+
+_C = Contingency
+_SK: dict[str, Any] = {"default": True, "in_sklearn": True, "cells": False, "merges": True}
+"""scikit-learn's measures: evaluate's defaults, from the table's sums alone."""
+_M: dict[str, Any] = {"merges": True}
+"""Read from the sums a dendrogram's merges keep (:attr:`Measure.merges`)."""
+_SYM: dict[str, Any] = {"symmetric": True}
+_NATS: dict[str, Any] = {"range": None, "unit": "nats"}
+_DISTANCE: dict[str, Any] = {"greater_is_better": False}
+
+# fmt: off
+MEASURES: dict[str, Measure] = _rows(
+    # scikit-learn's measures and purity: evaluate's defaults, from the table's sums alone
+    Measure("adjusted_rand_score", _C.adjusted_rand_score, PAIRS, ("ARI",), **_SK, **_SYM,
+            range=SIGNED, adjusted=True, plotted=True),
+    Measure("rand_score", _C.rand_score, PAIRS, ("Rand", "RI"), **_SK, **_SYM),
+    Measure("adjusted_mutual_info_score", _C.adjusted_mutual_info_score, INFORMATION,
+            ("AMI",), **_SK, **_SYM, range=SIGNED, adjusted=True, counts=True, plotted=True),
+    Measure("normalized_mutual_info_score", _C.normalized_mutual_info_score, INFORMATION,
+            ("NMI",), **_SK, **_SYM, plotted=True),
+    Measure("mutual_info_score", _C.mutual_info_score, INFORMATION, ("MI",), **_SK, **_SYM,
+            **_NATS),
+    Measure("homogeneity_score", _C.homogeneity_score, INFORMATION, ("homogeneity", "hom"),
+            **_SK, plotted=True),
+    Measure("completeness_score", _C.completeness_score, INFORMATION, ("completeness", "com"),
+            **_SK, plotted=True),
+    Measure("v_measure_score", _C.v_measure_score, INFORMATION, ("V-measure", "V"), **_SK,
+            **_SYM),
+    Measure("fowlkes_mallows_score", _C.fowlkes_mallows_score, PAIRS, ("FMI", "FM"), **_SK,
+            **_SYM, plotted=True),
+    Measure("purity_score", _C.purity_score, MATCHING, ("purity",), cells=False, default=True,
+            plotted=True, **_M),
+    # information: the other normalisations of NMI and AMI (Vinh, Epps and Bailey 2010)
+    *(
+        Measure(f"normalized_mutual_info_score_{m}", _C.normalized_mutual_info_score,
+                INFORMATION, (f"NMI_{m}",), **_SYM, options={"average_method": m},
+                function="normalized_mutual_info_score", **_M)
+        for m in ("min", "geometric", "max")
+    ),
+    Measure("normalized_mutual_info_score_joint", _C.normalized_mutual_info_score_joint,
+            INFORMATION, ("NMI_joint",), **_SYM),
+    *(
+        Measure(f"adjusted_mutual_info_score_{m}", _C.adjusted_mutual_info_score, INFORMATION,
+                (f"AMI_{m}",), **_SYM, range=SIGNED, adjusted=True,
+                counts=True, options={"average_method": m},
+                function="adjusted_mutual_info_score", **_M)
+        for m in ("min", "geometric", "max")
+    ),
+    # information and pair counting: adjusted under the other random models (Gates and Ahn
+    # 2017): the truth fixed and the prediction drawn with its number of clusters (num1) or
+    # any number (all1), or both drawn (num, all; the two-sided AMI is left to the function:
+    # it weighs every pair of both sides' sizes)
+    *(
+        Measure(f"adjusted_mutual_info_score_{m}", _C.adjusted_mutual_info_score, INFORMATION,
+                (f"AMI_{m}",), range=UNBOUNDED_SCORE, adjusted=True, counts=True,
+                options={"random_model": m}, function="adjusted_mutual_info_score")
+        for m in ("num1", "all1")
+    ),
+    *(
+        Measure(f"adjusted_rand_score_{m}", _C.adjusted_rand_score, PAIRS, (f"ARI_{m}",),
+                symmetric=m in ("num", "all"), range=BELOW_ONE, adjusted=True, counts=True,
+                options={"random_model": m}, function="adjusted_rand_score")
+        for m in ("num1", "all1", "num", "all")
+    ),
+    Measure("reduced_mutual_info_score", _C.reduced_mutual_info_score, INFORMATION, ("RMI",),
+            range=SIGNED, counts=True),
+    Measure("reduced_mutual_info_score_flat", _C.reduced_mutual_info_score, INFORMATION,
+            ("RMI_flat",), range=SIGNED, counts=True, options={"variant": "flat"},
+            function="reduced_mutual_info_score"),
+    Measure("standardized_mutual_info_score", _C.standardized_mutual_info_score, INFORMATION,
+            ("SMI",), **_SYM, range=None, unit="standard deviations", adjusted=True,
+            counts=True),
+    Measure("entropy_true", _C.entropy_true, INFORMATION, ("H_true",), **_NATS, function=None,
+            **_M),
+    Measure("entropy_pred", _C.entropy_pred, INFORMATION, ("H_pred",), **_NATS, function=None,
+            **_M),
+    Measure("joint_entropy", _C.joint_entropy, INFORMATION, ("H_joint",), **_SYM, **_NATS),
+    Measure("conditional_entropy_true_given_pred", _C.conditional_entropy_true_given_pred,
+            INFORMATION, ("H_true_given_pred",), **_NATS, **_DISTANCE),
+    Measure("conditional_entropy_pred_given_true", _C.conditional_entropy_pred_given_true,
+            INFORMATION, ("H_pred_given_true",), **_NATS, **_DISTANCE),
+    Measure("variation_of_information", _C.variation_of_information, INFORMATION, ("VI",),
+            **_SYM, **_NATS, **_DISTANCE),
+    Measure("normalized_variation_of_information", _C.normalized_variation_of_information,
+            INFORMATION, ("NVI",), **_SYM, **_DISTANCE),
+    Measure("information_distance", _C.information_distance, INFORMATION, ("ID",), **_SYM,
+            **_NATS, **_DISTANCE),
+    Measure("normalized_information_distance", _C.normalized_information_distance,
+            INFORMATION, ("NID",), **_SYM, **_DISTANCE),
+    Measure("chi_squared", _C.chi_squared, INFORMATION, ("chi2",), **_SYM, range=None,
+            unit="chi-squared"),
+    Measure("cramers_v", _C.cramers_v, INFORMATION, ("Cramer's V",), **_SYM),
+    Measure("frobenius_distance", _C.frobenius_distance, INFORMATION, ("Frobenius",),
+            range=None, unit="squared distance", **_DISTANCE),
+    # pair counting
+    Measure("modified_adjusted_rand_score", _C.modified_adjusted_rand_score, PAIRS, ("MARI",),
+            range=SIGNED, adjusted=True, counts=True),
+    Measure("standardized_rand_score", _C.standardized_rand_score, PAIRS, ("SRI",), **_SYM,
+            range=None, unit="standard deviations", adjusted=True, counts=True),
+    Measure("adjusted_fowlkes_mallows_score", _C.adjusted_fowlkes_mallows_score, PAIRS,
+            ("AFMI",), range=SIGNED, adjusted=True, **_M),
+    Measure("jaccard_index", _C.jaccard_index, PAIRS, ("Jaccard",), **_SYM, **_M),
+    Measure("pair_precision", _C.pair_precision, PAIRS, ("pair precision",), **_M),
+    Measure("pair_recall", _C.pair_recall, PAIRS, ("pair recall",), **_M),
+    Measure("pair_f_score", _C.pair_f_score, PAIRS, ("pair F1",), **_SYM, **_M),
+    Measure("dice_index", _C.dice_index, PAIRS, ("Dice",), **_SYM, **_M),
+    Measure("kulczynski_index", _C.kulczynski_index, PAIRS, ("Kulczynski",), **_SYM, **_M),
+    Measure("mirkin_metric", _C.mirkin_metric, PAIRS, ("Mirkin",), **_SYM, range=None,
+            unit="ordered pairs", **_DISTANCE, **_M),
+    Measure("hubert_gamma", _C.hubert_gamma, PAIRS, ("Hubert gamma",), **_SYM, range=SIGNED,
+            **_M),
+    Measure("phi_index", _C.phi_index, PAIRS, ("phi",), **_SYM, range=SIGNED, **_M),
+    Measure("kendall_tau", _C.kendall_tau, PAIRS, ("Kendall tau",), range=SIGNED, **_M),
+    Measure("goodman_kruskal_gamma", _C.goodman_kruskal_gamma, PAIRS, ("GK gamma",),
+            range=SIGNED, **_M),
+    Measure("g_plus_index", _C.g_plus_index, PAIRS, ("G+",), **_DISTANCE, counts=True, **_M),
+    Measure("mcnemar_index", _C.mcnemar_index, PAIRS, ("McNemar",), range=None,
+            unit="z statistic", **_M),
+    Measure("rogers_tanimoto_index", _C.rogers_tanimoto_index, PAIRS, ("Rogers-Tanimoto",),
+            **_SYM, **_M),
+    Measure("russel_rao_index", _C.russel_rao_index, PAIRS, ("Russel-Rao",), **_SYM, **_M),
+    Measure("sokal_sneath1_index", _C.sokal_sneath1_index, PAIRS, ("Sokal-Sneath 1",), **_SYM,
+            **_M),
+    Measure("sokal_sneath2_index", _C.sokal_sneath2_index, PAIRS, ("Sokal-Sneath 2",), **_SYM,
+            **_M),
+    # set matching
+    Measure("inverse_purity_score", _C.inverse_purity_score, MATCHING, ("inverse purity",)),
+    Measure("purity_f_score", _C.purity_f_score, MATCHING, ("purity F",), **_SYM),
+    Measure("bcubed_precision", _C.bcubed_precision, MATCHING, ("BCubed precision",)),
+    Measure("bcubed_recall", _C.bcubed_recall, MATCHING, ("BCubed recall",)),
+    Measure("bcubed_f_score", _C.bcubed_f_score, MATCHING, ("BCubed F",), **_SYM),
+    Measure("element_centric_similarity", _C.element_centric_similarity, MATCHING, ("ECS",),
+            **_SYM),
+    Measure("hungarian_accuracy", _C.hungarian_accuracy, MATCHING, ("Hungarian accuracy",),
+            **_SYM),
+    Measure("normalized_pivoted_accuracy", _C.normalized_pivoted_accuracy, MATCHING, ("NPA",)),
+    Measure("normalized_clustering_accuracy", _C.normalized_clustering_accuracy, MATCHING,
+            ("NCA",), range=SIGNED),
+    Measure("pair_sets_index", _C.pair_sets_index, MATCHING, ("PSI",)),
+    Measure("pair_sets_index_simplified", _C.pair_sets_index, MATCHING, ("PSI_simplified",),
+            options={"simplified": True}, function="pair_sets_index"),
+    Measure("best_match_f1_score", _C.best_match_f1_score, MATCHING, ("best-match F1",)),
+    Measure("best_match_f1_score_macro", _C.best_match_f1_score, MATCHING,
+            ("best-match F1 macro",), options={"average": "macro"},
+            function="best_match_f1_score"),
+)
+# fmt: on
+"""Every measure by full name, in the order ``evaluate(..., metrics="all")`` gives them."""
+
+
+def default_names() -> list[str]:
+    """The measures :func:`evaluate` computes when none are named."""
+    return [row.name for row in _defaults()]
+
+
+def _key(name: str) -> str:
+    """A name as it is looked up: case, spaces, hyphens, underscores and quotes ignored."""
+    return re.sub(r"[^a-z0-9+|]", "", name.lower())
+
+
+_cache: dict[str, Any] = {}
+"""The lookup index and the default rows, made from :data:`MEASURES` when first asked for and
+made again after :func:`register` changes it."""
+
+
+def _index() -> dict[str, Measure]:
+    """Every full and short name, as written and as looked up (:func:`_key`), to its row."""
+    if "index" not in _cache:
+        index: dict[str, Measure] = {}
+        for row in MEASURES.values():
+            for name in (row.name, *row.short):
+                index.setdefault(_key(name), row)
+        # the names as written too, found without normalising them
+        index.update({name: row for row in MEASURES.values() for name in (row.name, *row.short)})
+        _cache["index"] = index
+    found: dict[str, Measure] = _cache["index"]
+    return found
+
+
+def _defaults() -> list[Measure]:
+    if "defaults" not in _cache:
+        _cache["defaults"] = [row for row in MEASURES.values() if row.default]
+    found: list[Measure] = _cache["defaults"]
+    return found
+
+
+def _spelled(row: Measure) -> str:
+    return f"{row.name!r} ({row.label})" if row.short else repr(row.name)
+
+
+def resolve(name: object, func: str, param: str = "metrics") -> Measure:
+    """The row of a full or short name, in any case; an unknown name raises
+    :class:`InvalidParameterError` that suggests the closest names."""
+    if not isinstance(name, str):
+        raise InvalidParameterError(
+            f"The {param!r} parameter of {func} must be a measure name (str); got {name!r}"
+        )
+    index = _index()
+    found = index.get(name) or index.get(_key(name))
+    if found is not None:
+        return found
+    close = difflib.get_close_matches(_key(name), list(index), n=8, cutoff=0.6)
+    rows = list({index[k].name: index[k] for k in reversed(close)}.values())[::-1][:3]
+    if rows:
+        hint = "did you mean " + " or ".join(_spelled(r) for r in rows) + "?"
+    else:
+        hint = (
+            "no measure has a close name; give a full name or a short name such as 'ARI',"
+            " 'AMI', 'NMI' or 'purity' (or 'all' for every measure)"
+        )
+    where = f"{func} ({param})" if param.startswith("-") else f"{func} ({param}=...)"
+    raise InvalidParameterError(f"unknown metric {name!r} for {where}; {hint}")
+
+
+def resolve_all(
+    names: Iterable[str] | str | None, func: str, param: str = "metrics"
+) -> list[Measure]:
+    """The rows asked for: None gives the defaults, ``"all"`` every measure, a string one
+    measure, an iterable each of its names (repeats kept once)."""
+    if names is None:
+        return list(_defaults())
+    if isinstance(names, str):
+        if _key(names) == "all":
+            return list(MEASURES.values())
+        names = [names]
+    rows: dict[str, Measure] = {}
+    for n in names:
+        row = resolve(n, func, param)
+        rows.setdefault(row.name, row)
+    return list(rows.values())
+
+
+def label(name: str) -> str:
+    """The display name of a measure's full name (the name itself when it is no measure)."""
+    row = _index().get(name)
+    return row.label if row is not None and row.name == name else name
+
+
+@contextmanager
+def register(row: Measure) -> Iterator[Measure]:
+    """Adds ``row`` to the catalogue for the duration of a ``with`` block (for tests)."""
+    if row.name in MEASURES:
+        raise ValueError(f"a measure named {row.name!r} is already in the catalogue")
+    MEASURES[row.name] = row
+    _cache.clear()
+    try:
+        yield row
+    finally:
+        del MEASURES[row.name]
+        _cache.clear()
+
+
+def markdown_table() -> str:
+    """The catalogue as the Markdown table of README.md (between its ``measures`` markers)."""
+
+    lines = [
+        "| measure | short names | family | symmetric | range | better | adjusted for chance |",
+        "|---|---|---|:-:|---|:-:|:-:|",
+    ]
+    for row in MEASURES.values():
+        name = f"`{row.name}`"
+        if row.options:
+            options = ", ".join(f"{k}={v!r}" for k, v in row.options.items())
+            name += f" (`{row.function_name}`, {options})"
+        elif row.function_name is None:
+            name += " (`Contingency` method)"
+        lo_hi = row.range
+        span = f"[{lo_hi[0]:g}, {lo_hi[1]:g}]" if lo_hi is not None else row.unit
+        lines.append(
+            f"| {name} | {', '.join(row.short)} | {row.family} |"
+            f" {'yes' if row.symmetric else ''} | {span} |"
+            f" {'higher' if row.greater_is_better else 'lower'} | {'yes' if row.adjusted else ''} |"
+        )
+    return "\n".join(lines) + "\n"

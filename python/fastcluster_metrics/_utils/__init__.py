@@ -1,0 +1,5 @@
+"""What every other folder uses: parameter checks and their errors (``params.py``), the natural
+order of labels (``natural.py``), the public name of a class (``public.py``).
+
+Imports nothing of the package.
+"""
