@@ -1,5 +1,5 @@
 """Two builds of fastcluster_metrics timed in one run: the cost of a change that should cost
-nothing (the stop checks of issue 25), measured against the build before it.
+nothing (a new check in a hot loop, a build profile), measured against the build before it.
 
 Not a pytest module; run it by hand with each build installed in its own folder
 (``pip wheel --no-deps -w W .`` at each commit, then ``pip install --no-deps --target DIR

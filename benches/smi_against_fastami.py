@@ -1,5 +1,5 @@
 """The standardized mutual information: ours (exact) against fastami's Monte Carlo estimate,
-accuracy and time side by side (issue 20).
+accuracy and time side by side.
 
 For n = 1e4, 1e5 and 1e6 samples (33 cell types of unequal sizes against 60 clusters, a small
 share of the samples copied so that the value is a few standard deviations), this times

@@ -1,4 +1,4 @@
-"""Tables with many cells (issue 24): ``adjusted_rand_score`` on int64 labels whose table is
+"""Tables with many cells: ``adjusted_rand_score`` on int64 labels whose table is
 far too wide for a dense window, ours against the floor, genieclust and scikit-learn.
 
 Shapes (``tests/test_wide_tables.py`` checks their cells against ``np.unique``):

@@ -74,7 +74,7 @@ pub(crate) fn bd0(x: f64, m: f64, d: f64) -> f64 {
         let mut ej = 2.0 * x * v;
         v *= v;
         // |v| < 0.1: each term is below a hundredth of the last, so about nine terms;
-        // their divisors' reciprocals from a table (not a division each).
+        // their divisors' reciprocals from a table (a division each took half the time).
         let mut j = 1;
         loop {
             ej *= v;

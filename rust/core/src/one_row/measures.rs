@@ -34,7 +34,8 @@ pub(crate) trait Compact: Sync + Sized {
 
     /// The [`entropy`] of the columns, from their distinct sizes: each size's term once,
     /// times how many columns have it (one rounding more than a term a column, summed
-    /// over far fewer terms).
+    /// over far fewer terms; a term a column, a pass over the map, took 40 ms for 1e7
+    /// singletons).
     fn entropy_cols(&self) -> f64 {
         entropy_of_sizes(&self.col_sizes(), self.n_cols(), self.rows().n)
     }

@@ -28,7 +28,8 @@ pub(crate) use standardized::mutual_info_variance;
 /// threads (the same values, sooner than one after the other).
 pub fn ami_parts(t: &Table) -> AmiParts {
     let entropies = || (entropy(&t.row_sums), entropy(&t.col_sums));
-    // A small table's parts take less time than waking the pool's threads.
+    // A small table's parts take a few microseconds, less than waking the pool's threads
+    // (tens of microseconds when they sleep between calls).
     let small = t.n_rows().saturating_mul(t.n_cols()) <= EMI_BLOCK;
     let ((mutual_info, expected), (entropy_rows, entropy_cols)) = if pool::threads() > 1 && !small {
         pool::run(|| {
