@@ -30,6 +30,9 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
+    # MathJax itself, shipped with the site (mathjax_path = _static/mathjax/tex-chtml.js):
+    # the formulas render for a reader offline, not only with a CDN in reach.
+    "sphinx-mathjax-offline",
     "sphinx.ext.napoleon",
     "myst_parser",
     "matplotlib.sphinxext.plot_directive",
@@ -84,5 +87,12 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
     "secondary_sidebar_items": ["page-toc"],
+    # The left sidebar lists the pages below a page's section, and most sections have none:
+    # shown all the same (the default), it stands empty and takes a quarter of a laptop's
+    # width from the text. The API reference keeps it (its functions' pages).
+    "sidebar_includehidden": False,
 }
-html_static_path: list[str] = []
+# fcm.css: wide tables, code and formulas scroll in their own box, long names wrap, and the
+# measures table fits a laptop's width.
+html_static_path = ["_static"]
+html_css_files = ["fcm.css"]
