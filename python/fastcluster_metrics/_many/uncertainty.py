@@ -15,8 +15,8 @@ Both work on the contingency table alone, never on the labels again:
   replacement from the clusters' remaining sizes (``Generator.multivariate_hypergeometric``).
   ``p = (1 + #{null >= observed}) / (1 + n_resamples)``, never 0.
 
-Measures are given by name (any of :data:`ALL_METRICS`, as :func:`evaluate`) or as a function
-of a :class:`Contingency`.
+Measures are given by name (any name of the catalogue, full or short, as :func:`evaluate`
+takes them) or as a function of a :class:`Contingency`.
 """
 
 from __future__ import annotations
@@ -171,8 +171,8 @@ def bootstrap(
 
     ``table`` is a :class:`Contingency` to resample its samples, or a sequence (or mapping) of
     per-group tables to resample the groups (donors, batches: the units sampled independently;
-    see :func:`group_tables`). ``measure`` is a name of :data:`ALL_METRICS` or a function of a
-    :class:`Contingency`.
+    see :func:`group_tables`). ``measure`` is a measure's name (as :func:`evaluate` takes it) or a
+    function of a :class:`Contingency`.
 
     * Samples: each replicate is a multinomial draw of ``n`` samples over the observed
       non-zero cells, with probabilities ``n_ij / n``: the table of ``n`` samples drawn with

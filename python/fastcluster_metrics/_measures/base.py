@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._table.weighted import WeightedTable
 from .._utils.params import _fail, scipy_module
 from .diagnostics import Diagnostics
 
@@ -125,3 +126,18 @@ class TableMeasures(Diagnostics):
         def mutual_info_score(self) -> float: ...
         def entropy_true(self) -> float: ...
         def entropy_pred(self) -> float: ...
+
+    def _counts_only(
+        self,
+        func: str,
+        counts: str = "couples of distinct sample pairs (or quadruples of samples)",
+    ) -> None:
+        """``ValueError`` on a table of weighted samples that are not all whole numbers, for a
+        measure that ``counts`` what only whole numbers of samples make."""
+        table = self._native_table
+        if isinstance(table, WeightedTable) and not table.integral:
+            raise ValueError(
+                f"{func} is defined for counts only: it counts {counts}, which weights that are"
+                " not whole numbers do not define. Use whole-number sample_weight and"
+                " class_weight (each sample then counts that many times)"
+            )

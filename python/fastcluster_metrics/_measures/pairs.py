@@ -7,7 +7,7 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from .._table.weighted import WeightedTable, pairs
+from .._table.weighted import pairs
 from .._utils.params import check_beta
 from .base import (
     _NAN,
@@ -292,21 +292,6 @@ class PairMeasures(TableMeasures):
         return _ratio(
             2 * (t * couples - n_pairs * together), (p + q) * couples - 2 * n_pairs * together, _NAN
         )
-
-    def _counts_only(
-        self,
-        func: str,
-        counts: str = "couples of distinct sample pairs (or quadruples of samples)",
-    ) -> None:
-        """``ValueError`` on a table of weighted samples that are not all whole numbers, for a
-        measure that ``counts`` what only whole numbers of samples make."""
-        table = self._native_table
-        if isinstance(table, WeightedTable) and not table.integral:
-            raise ValueError(
-                f"{func} is defined for counts only: it counts {counts}, which weights that are"
-                " not whole numbers do not define. Use whole-number sample_weight and"
-                " class_weight (each sample then counts that many times)"
-            )
 
     def _pairs_of_pairs(self) -> tuple[int, int, int]:
         """(concordant, discordant, all) couples of distinct sample pairs, exact integers.
