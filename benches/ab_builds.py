@@ -22,6 +22,7 @@ drawn from n / 2 values each; ``spread``: the same spread over 1e10 values):
 - ``ari spread``: the same with keys too spread for partitions (the hash map, the sort of
   its cells);
 - ``ami``: ``adjusted_mutual_info_score`` (the expected mutual information as well);
+- ``weights``: ARI with real sample weights (uniform on [0.5, 1.5));
 - ``objects``: ARI of object arrays of str (33 x 60 names, at most 1e6 labels);
 - ``small``: 1,000 calls of ARI on 100 labels (the cost of a call; the time is of all 1,000).
 """
@@ -35,7 +36,7 @@ import subprocess
 import sys
 import time
 
-CASES = ("ari", "ari sparse", "ari spread", "ami", "objects", "small")
+CASES = ("ari", "ari sparse", "ari spread", "ami", "weights", "objects", "small")
 
 
 def _child(folder: str, n: int, repeat: int) -> dict[str, float]:
@@ -56,6 +57,7 @@ def _child(folder: str, n: int, repeat: int) -> dict[str, float]:
     names_p = np.array([f"cluster_{i}" for i in range(60)], dtype=object)
     ot, op = names_t[rng.integers(0, 33, m)], names_p[rng.integers(0, 60, m)]
     st, sp = t[:100], p[:100]
+    w = rng.random(n) + 0.5
 
     def small() -> None:
         for _ in range(1000):
@@ -66,6 +68,7 @@ def _child(folder: str, n: int, repeat: int) -> dict[str, float]:
         "ari sparse": lambda: fcm.adjusted_rand_score(ts, ps),
         "ari spread": lambda: fcm.adjusted_rand_score(spread_t, spread_p),
         "ami": lambda: fcm.adjusted_mutual_info_score(t, p),
+        "weights": lambda: fcm.adjusted_rand_score(t, p, sample_weight=w),
         "objects": lambda: fcm.adjusted_rand_score(ot, op),
         "small": small,
     }
