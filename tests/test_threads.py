@@ -147,3 +147,25 @@ def test_forked_child_after_pool_started_does_not_hang():
     assert proc.exitcode == 0
     assert threads == 1  # the child has none of the parent's pool threads
     assert got == want
+
+
+_AFFINITY = """
+import os, sys
+os.sched_setaffinity(0, {int(sys.argv[1])})
+import fastcluster_metrics as fcm
+print(fcm.num_threads())
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+@pytest.mark.parametrize("variable", [None, "3"])
+def test_the_pool_follows_the_cpu_affinity_unless_told(variable):
+    """A process allowed one CPU (as a container or `taskset` allows) starts one thread, not
+    one per core of the host; FASTCLUSTER_METRICS_NUM_THREADS, where set, wins."""
+    cpu = min(os.sched_getaffinity(0))
+    env = {k: v for k, v in os.environ.items() if k != "FASTCLUSTER_METRICS_NUM_THREADS"}
+    if variable is not None:
+        env["FASTCLUSTER_METRICS_NUM_THREADS"] = variable
+    command = [sys.executable, "-c", _AFFINITY, str(cpu)]
+    out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert int(out.stdout) == (1 if variable is None else 3)
