@@ -4,24 +4,33 @@ entropies, distances, reduced and joint-normalised mutual information, chi-squar
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from numbers import Real
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._utils.params import _fail
-from .base import (
-    _NAN,
-    _RMI_NORMALIZATIONS,
-    _RMI_VARIANTS,
-    TableMeasures,
-    _log_factor,
-)
-
-if TYPE_CHECKING:
-    pass
+from .base import _NAN, TableMeasures
 
 __all__ = ["InformationMeasures"]
+
+
+_RMI_VARIANTS = ("dirichlet", "flat")
+
+
+_RMI_NORMALIZATIONS = ("second", "first", "mean", "min", "max", "geometric", "none")
+
+
+def _log_factor(func: str, base: object) -> float:
+    """``1 / ln(base)``: the factor turning nats into units of ``base``."""
+    if (
+        not isinstance(base, Real)
+        or isinstance(base, bool)
+        or not 0 < float(base) < math.inf
+        or float(base) == 1
+    ):
+        raise _fail("base", func, "a float in the range (0.0, inf) other than 1.0", base)
+    return 1.0 / math.log(float(base))
 
 
 class InformationMeasures(TableMeasures):

@@ -5,24 +5,26 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .._utils.params import _fail
-from .base import (
-    _NAN,
-    TableMeasures,
-    _linear_sum_assignment,
-    _ratio,
-    _total,
-)
-
-if TYPE_CHECKING:
-    pass
+from .._utils.params import _fail, scipy_module
+from .base import _NAN, TableMeasures, _ratio
 
 __all__ = ["MatchingMeasures"]
+
+
+def _total(values: NDArray[Any]) -> int | float:
+    """The exact sum of integer values, or the correctly rounded sum of real ones."""
+    if values.dtype.kind == "f":
+        return math.fsum(values.tolist())
+    return sum(int(x) for x in values.tolist())
+
+
+def _linear_sum_assignment() -> Any:
+    return scipy_module("optimize", "set-matching measures").linear_sum_assignment
 
 
 class MatchingMeasures(TableMeasures):

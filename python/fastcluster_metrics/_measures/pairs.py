@@ -5,25 +5,64 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from .._table.weighted import pairs
 from .._utils.params import check_beta
-from .base import (
-    _NAN,
-    _SMI_MAX_N,
-    TableMeasures,
-    _correlation,
-    _exact_sum_of_products,
-    _plain,
-    _ratio,
-    _signed_sqrt_ratio,
-)
-
-if TYPE_CHECKING:
-    pass
+from .base import _NAN, TableMeasures, _ratio
 
 __all__ = ["PairMeasures"]
+
+
+_SMI_MAX_N = 2**33
+"""The most samples :meth:`Contingency.standardized_mutual_info_score` takes (hours, gigabytes)."""
+
+
+def _correlation(num: int, den_squared: int) -> float:
+    """``num / sqrt(den_squared)`` (nan when ``den_squared`` is zero), clipped to [-1, 1]."""
+    if den_squared == 0:
+        return _NAN
+    r = math.sqrt(float(Fraction(num * num, den_squared)))
+    return math.copysign(min(r, 1.0), num) if num else 0.0
+
+
+def _exact_sum_of_products(*factors: NDArray[Any]) -> int | Fraction:
+    """``sum_k prod_f factors[f][k]`` as an exact Python integer (int64 when it cannot overflow);
+    for real factors (weights), their products' correctly rounded sum, as a Fraction."""
+    if factors[0].size == 0:
+        return 0
+    if any(f.dtype.kind == "f" for f in factors):
+        product_f = np.ones(factors[0].size)
+        for f in factors:
+            product_f = product_f * f
+        return Fraction(math.fsum(product_f.tolist()))
+    bound = factors[0].size
+    for f in factors:
+        bound *= int(f.max())
+    if bound < 2**63:
+        product = factors[0].copy()
+        for f in factors[1:]:
+            product *= f
+        return int(product.sum())
+    product_obj = factors[0].astype(object)
+    for f in factors[1:]:
+        product_obj = product_obj * f.astype(object)
+    return int(product_obj.sum())
+
+
+def _signed_sqrt_ratio(num: int, den: int) -> float:
+    """``num / sqrt(den)`` for integers, rounded from the exact square ``num^2 / den``."""
+    if den == 0:
+        return _NAN
+    return math.copysign(math.sqrt(float(Fraction(num * num, den))), num) if num else 0.0
+
+
+def _plain(x: int | Fraction) -> int | float:
+    """An exact count as a user gets it: an integer, or (from real cells) the nearest float."""
+    return x if isinstance(x, int) else float(x)
 
 
 class PairMeasures(TableMeasures):
