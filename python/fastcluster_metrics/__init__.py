@@ -9,6 +9,7 @@ supervised scores, computed from a contingency table built in one Rust pass.
 from ._io.anndata import evaluate_adata
 from ._io.stream import ContingencyAccumulator, read_contingency
 from ._many.compare import compare_many, pairwise
+from ._many.consistency import element_agreement, element_consistency
 from ._many.dendrogram import score_dendrogram
 from ._many.uncertainty import (
     BootstrapResult,
@@ -21,6 +22,7 @@ from ._measures import functions as _functions
 from ._measures.contingency import Contingency
 from ._measures.evaluate import Evaluation, evaluate
 from ._measures.functions import *  # noqa: F403  (the catalogue's functions: _functions.__all__)
+from ._measures.per_sample import per_sample_score
 from ._measures.supervised import (
     adjusted_mutual_info_score,
     adjusted_rand_score,
@@ -94,6 +96,8 @@ __all__ = [
     "compare_many",
     "completeness_score",
     "contingency_matrix",
+    "element_agreement",
+    "element_consistency",
     "entropy",
     "evaluate",
     "evaluate_adata",
@@ -106,6 +110,7 @@ __all__ = [
     "num_threads",
     "pair_confusion_matrix",
     "pairwise",
+    "per_sample_score",
     "permutation_test",
     "purity_score",
     "rand_score",

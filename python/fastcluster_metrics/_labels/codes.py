@@ -32,6 +32,7 @@ __all__ = [
     "check_missing",
     "check_shapes",
     "encode",
+    "encode_both",
     "encode_pair",
     "has_own_codes",
     "missing_advice",
@@ -338,9 +339,17 @@ def encode_pair(
     *,
     warn: bool = True,
 ) -> tuple[Column, Column, NDArray[Any] | None]:
+    """Two labelings checked and encoded (:func:`encode_both`), and the ``missing`` policy
+    applied (to the samples' weights too)."""
+    true, pred = encode_both(labels_true, labels_pred, missing, warn=warn, stacklevel=6)
+    return apply_missing(true, pred, missing, weights)
+
+
+def encode_both(
+    labels_true: Any, labels_pred: Any, missing: str, *, warn: bool = True, stacklevel: int = 5
+) -> tuple[Column, Column]:
     """Two labelings checked as scikit-learn's ``check_clusterings`` checks them (1-D, of one
-    length; a warning for continuous values), encoded, and the ``missing`` policy applied (to
-    the samples' weights too)."""
+    length; a warning for continuous values) and encoded, their missing labels marked."""
     arr_true = validated(labels_true, missing)
     arr_pred = validated(labels_pred, missing)
     if warn and (
@@ -352,12 +361,10 @@ def encode_pair(
             f" {_target_type(np.asarray(labels_true))} values for label, and"
             f" {_target_type(np.asarray(labels_pred))} values for target",
             UserWarning,
-            stacklevel=5,
+            stacklevel=stacklevel,
         )
     check_shapes(shape_of(labels_true, arr_true), shape_of(labels_pred, arr_pred))
-    return apply_missing(
-        encode(labels_true, arr_true), encode(labels_pred, arr_pred), missing, weights
-    )
+    return encode(labels_true, arr_true), encode(labels_pred, arr_pred)
 
 
 def validated(labels: Any, missing: str) -> NDArray[Any] | None:

@@ -31,6 +31,13 @@ from typing import Any
 
 from .._utils.params import InvalidParameterError
 from .contingency import Contingency
+from .matching import (
+    PerSample,
+    bcubed_f_cells,
+    bcubed_precision_cells,
+    bcubed_recall_cells,
+    ecs_cells,
+)
 
 __all__ = [
     "MEASURES",
@@ -100,6 +107,11 @@ class Measure:
     dendrogram from them, where the others are computed on each cut's table."""
     plotted: bool = False
     """Drawn by :func:`~fastcluster_metrics.plot.plot_scores` when it scores labels itself."""
+    per_sample: PerSample | None = None
+    """Its value for each sample, from the sample's cell alone (the cell's count, its class's
+    and its cluster's sizes), as :func:`per_sample_score` gives it; its mean over the samples
+    is the measure (but for BCubed F, the harmonic mean of each sample's precision and
+    recall). None where a sample has no value of its own."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """Fixed keyword options of :attr:`kernel` (and of :attr:`function`)."""
     function: str | None = ""
@@ -292,11 +304,14 @@ MEASURES: dict[str, Measure] = _rows(
     # set matching
     Measure("inverse_purity_score", _C.inverse_purity_score, MATCHING, ("inverse purity",)),
     Measure("purity_f_score", _C.purity_f_score, MATCHING, ("purity F",), **_SYM),
-    Measure("bcubed_precision", _C.bcubed_precision, MATCHING, ("BCubed precision",)),
-    Measure("bcubed_recall", _C.bcubed_recall, MATCHING, ("BCubed recall",)),
-    Measure("bcubed_f_score", _C.bcubed_f_score, MATCHING, ("BCubed F",), **_SYM),
+    Measure("bcubed_precision", _C.bcubed_precision, MATCHING, ("BCubed precision",),
+            per_sample=bcubed_precision_cells),
+    Measure("bcubed_recall", _C.bcubed_recall, MATCHING, ("BCubed recall",),
+            per_sample=bcubed_recall_cells),
+    Measure("bcubed_f_score", _C.bcubed_f_score, MATCHING, ("BCubed F",), **_SYM,
+            per_sample=bcubed_f_cells),
     Measure("element_centric_similarity", _C.element_centric_similarity, MATCHING, ("ECS",),
-            **_SYM),
+            **_SYM, per_sample=ecs_cells),
     Measure("hungarian_accuracy", _C.hungarian_accuracy, MATCHING, ("Hungarian accuracy",),
             **_SYM),
     Measure("normalized_pivoted_accuracy", _C.normalized_pivoted_accuracy, MATCHING, ("NPA",)),

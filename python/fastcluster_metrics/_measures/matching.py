@@ -4,6 +4,7 @@ similarity, one-to-one matchings (Hungarian accuracy, NPA, NCA, PSI), best-match
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -13,7 +14,50 @@ from numpy.typing import NDArray
 from .._utils.params import _fail, scipy_module
 from .base import _NAN, TableMeasures, _ratio
 
-__all__ = ["MatchingMeasures"]
+__all__ = [
+    "MatchingMeasures",
+    "PerSample",
+    "bcubed_f_cells",
+    "bcubed_precision_cells",
+    "bcubed_recall_cells",
+    "ecs_cells",
+]
+
+PerSample = Callable[[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]], Any]
+"""A measure's value for a sample, from the sample's cell: ``f(c, a, b)`` with the cell's count
+``c`` (its samples' weight, with weights), its class's size ``a`` and its cluster's size ``b``,
+arrays over the cells."""
+
+
+def ecs_cells(c: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64]) -> Any:
+    """Element-centric similarity of a sample in a cell: ``c / max(a, b)``.
+
+    Gates et al.'s ``1 - L1 / 2`` between the sample's affinities, uniform over its class
+    (``1/a`` on ``a`` samples) and over its cluster (``1/b`` on ``b``): they overlap on the
+    ``c`` samples of its cell, so ``L1 = c |1/a - 1/b| + (a - c)/a + (b - c)/b``, which is
+    ``2 - 2 c / max(a, b)``."""
+    return c / np.maximum(a, b)
+
+
+def bcubed_precision_cells(
+    c: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64]
+) -> Any:
+    """BCubed precision of a sample: the share of its cluster in its class, ``c / b``."""
+    return c / b
+
+
+def bcubed_recall_cells(
+    c: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64]
+) -> Any:
+    """BCubed recall of a sample: the share of its class in its cluster, ``c / a``."""
+    return c / a
+
+
+def bcubed_f_cells(c: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64]) -> Any:
+    """BCubed F of a sample: the harmonic mean of its precision and recall, ``2 c / (a + b)``
+    (its mean over samples is not :meth:`~MatchingMeasures.bcubed_f_score`, the harmonic mean
+    of the mean precision and recall)."""
+    return 2 * c / (a + b)
 
 
 def _total(values: NDArray[Any]) -> int | float:
@@ -51,13 +95,22 @@ class MatchingMeasures(TableMeasures):
         purity, inverse = self._max_per(1), self._max_per(0)
         return _ratio(2 * purity * inverse, self.n * (purity + inverse), 1.0)
 
-    def _bcubed(self) -> tuple[float, float]:
+    def _cell_sizes(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """Each cell's count, its class's size and its cluster's size, as floats."""
         rows, cols, counts = self._cells
-        c = counts.astype(np.float64)
-        a = self.class_sizes[rows].astype(np.float64)
-        b = self.cluster_sizes[cols].astype(np.float64)
-        n = self.n
-        return math.fsum((c * (c / b)).tolist()) / n, math.fsum((c * (c / a)).tolist()) / n
+        return (
+            counts.astype(np.float64),
+            self.class_sizes[rows].astype(np.float64),
+            self.cluster_sizes[cols].astype(np.float64),
+        )
+
+    def _sample_mean(self, per_sample: PerSample) -> float:
+        """The mean over samples of a per-sample measure, ``(1/n) sum n_ij f(n_ij, a_i, b_j)``."""
+        c, a, b = self._cell_sizes()
+        return math.fsum((c * per_sample(c, a, b)).tolist()) / self.n
+
+    def _bcubed(self) -> tuple[float, float]:
+        return self._sample_mean(bcubed_precision_cells), self._sample_mean(bcubed_recall_cells)
 
     def bcubed_precision(self) -> float:
         """BCubed precision, ``(1/n) sum n_ij^2 / b_j`` [AGAV09]_; 1.0 on an empty table."""
@@ -82,10 +135,7 @@ class MatchingMeasures(TableMeasures):
         """
         if self.n == 0:
             return 1.0
-        rows, cols, counts = self._cells
-        c = counts.astype(np.float64)
-        m = np.maximum(self.class_sizes[rows], self.cluster_sizes[cols]).astype(np.float64)
-        return math.fsum((c * (c / m)).tolist()) / self.n
+        return self._sample_mean(ecs_cells)
 
     def hungarian_accuracy(self) -> float:
         """Best one-to-one matching of classes to clusters: matched samples / n.

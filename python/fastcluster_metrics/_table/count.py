@@ -22,6 +22,7 @@ from .._labels.codes import (
     check_missing,
     check_shapes,
     encode,
+    encode_both,
     encode_pair,
     missing_advice,
     native_contiguous,
@@ -47,6 +48,7 @@ __all__ = [
     "count_many",
     "count_one",
     "count_pair",
+    "count_samples",
     "label_order",
     "ordered_cells",
 ]
@@ -148,6 +150,44 @@ def count_labels(
         classes = true.labels(table.row_keys())
         table = scale_rows(table, class_factors(func, class_weight, classes, table.row_sums()))
     return table, true, pred
+
+
+def count_samples(
+    func: str,
+    labels_true: Any,
+    labels_pred: Any,
+    missing: object,
+    sample_weight: Any = None,
+) -> tuple[_native.Table, Table, Column, Column, NDArray[np.bool_] | None]:
+    """:func:`count_labels` for a call that goes back to the samples after counting them:
+    also the core's table whose cells the samples are gathered from (the weighted table's
+    structure, in the same cell order), and which samples were kept (None: all)."""
+    check_array_like(func, labels_true=labels_true, labels_pred=labels_pred)
+    policy = check_missing(func, missing)
+    weights = None
+    if sample_weight is not None:
+        weights = check_sample_weight(func, sample_weight, _n_samples(labels_true))
+    true, pred = encode_both(labels_true, labels_pred, policy, stacklevel=4)
+    keep = None
+    if policy == "drop" and (true.missing is not None or pred.missing is not None):
+        keep = np.ones(len(true), dtype=bool)
+        for col in (true, pred):
+            if col.missing is not None:
+                keep &= ~col.missing
+    true, pred, weights = apply_missing(true, pred, policy, weights)
+    if weights is None:
+        counted = _native.count(true.codes, pred.codes)
+        return counted, counted, true, pred, keep
+    try:
+        structure, sums = _native.count_weighted(true.codes, pred.codes, weights)
+    except ValueError as e:
+        if str(e).startswith("sample_weight"):
+            raise weighted_error(func, e, len(weights)) from None
+        raise
+    if structure.n == 0 and len(weights):
+        raise zero_weights(func)
+    table: Table = structure if sums is None else WeightedTable.counted(structure, sums)
+    return structure, table, true, pred, keep
 
 
 def _n_samples(labels: Any) -> int:

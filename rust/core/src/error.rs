@@ -29,6 +29,8 @@ pub enum Error {
     BadTree(String),
     /// An exact computation that would take too long (what, and its cost).
     TooCostly(String),
+    /// A sample whose pair of labels is not a cell of the table it is looked up in.
+    NotInTable,
 }
 
 impl fmt::Display for Error {
@@ -68,6 +70,9 @@ impl fmt::Display for Error {
                 "an Arrow string array's buffers do not hold its items (offsets outside the data \
                  or decreasing, or a validity bitmap too short)",
             ),
+            Error::NotInTable => {
+                f.write_str("a sample's labels are not a cell of the table counted from them")
+            }
             Error::BadItemWidth => {
                 f.write_str("a string array's buffer is not a whole number of items")
             }

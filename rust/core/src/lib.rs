@@ -51,6 +51,8 @@
 //! - `partitioned`: a table too wide for a window kept as the ranges of cells it was
 //!   counted in ([`Partitioned`]): its sums and the measures of its margins without the
 //!   cells' [`Table`], which is built when asked for.
+//! - `gather`: the value of each sample's cell of a table, aligned with its labels
+//!   ([`gather()`]: the per-sample measures).
 //! - `dendrogram`: every cut of a dendrogram against one labeling, merge by merge
 //!   ([`dendrogram_cuts`]).
 //! - `counted`: [`Counted`], the table in whichever form its count left it, and the
@@ -81,6 +83,7 @@ mod dendrogram;
 mod emi;
 pub mod encode;
 mod error;
+mod gather;
 mod label;
 mod models;
 mod numeric;
@@ -102,6 +105,7 @@ pub use counted::{Counted, Measures};
 pub use cpu::prefetch;
 pub use dendrogram::{dendrogram_cuts, CutSums};
 pub use error::Error;
+pub use gather::gather;
 pub use label::{Constant, KeyKind, Label};
 pub use models::{model_parts, ModelParts, RandomModel, RECURRENCE_STEPS};
 pub use one_row::{OneRow, Singletons};

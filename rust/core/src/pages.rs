@@ -29,6 +29,12 @@ macro_rules! zero {
 
 zero!(u16, u32, u64);
 
+impl Zero for f64 {
+    fn zeroed(len: usize) -> Vec<Self> {
+        vec![0.0; len]
+    }
+}
+
 /// `len` zeros, on huge pages where the kernel has them and the array is large.
 pub(crate) fn zeroed<T: Zero>(len: usize) -> Vec<T> {
     let v = T::zeroed(len);

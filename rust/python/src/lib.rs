@@ -599,6 +599,21 @@ fn num_threads() -> usize {
     fcm::pool::threads()
 }
 
+fn gather_against<A: Label>(
+    py: Python<'_>,
+    table: &fcm::Table,
+    a: &[A],
+    b: &Labels<'_>,
+    values: &[f64],
+    absent: Option<f64>,
+) -> PyResult<Vec<f64>> {
+    let long = a.len() >= LONG;
+    with_slice!(b, |b| Ok(interruptible(py, long, || fcm::gather(
+        table, a, b, values, absent
+    ))?
+    .map_err(CoreError::from)?))
+}
+
 /// A sparse contingency table: rows are the classes of `labels_true`, columns
 /// the clusters of `labels_pred`, both in sorted label order.
 #[pyclass(frozen, module = "fastcluster_metrics._native")]
@@ -684,6 +699,31 @@ impl Table {
 
     fn col_sums<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u64>>> {
         Ok(PyArray1::from_slice(py, &self.full(py)?.col_sums))
+    }
+
+    /// The value of each sample's cell: `values` holds one per cell (in the order of
+    /// [`Table::cells`]), the labels are those the table was counted from; a sample in no
+    /// cell gets `absent` (an error where it is None).
+    #[pyo3(signature = (labels_true, labels_pred, values, absent = None))]
+    fn gather<'py>(
+        &self,
+        py: Python<'py>,
+        labels_true: Labels<'_>,
+        labels_pred: Labels<'_>,
+        values: PyReadonlyArray1<'_, f64>,
+        absent: Option<f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let table = self.full(py)?;
+        let values = values.as_slice()?;
+        let out = with_slice!(&labels_true, |a| gather_against(
+            py,
+            table,
+            a,
+            &labels_pred,
+            values,
+            absent
+        ))?;
+        Ok(PyArray1::from_vec(py, out))
     }
 
     /// The non-zero cells as (row indices, column indices, counts), row-major.
