@@ -289,3 +289,76 @@ def test_bad_labelings_are_refused_clearly():
         fcm.element_consistency(5)
     with pytest.raises(ValueError, match="2-D"):
         fcm.element_consistency(np.zeros(3))
+
+
+# --- AnnData ------------------------------------------------------------------------------
+
+
+def _adata(n: int = 500):
+    anndata = pytest.importorskip("anndata")
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(4)
+    types = rng.integers(0, 5, n)
+    obs = pd.DataFrame(
+        {
+            "cell_type": pd.Categorical(np.array(list("ABCDE"))[types]),
+            **{
+                f"leiden_{r}": pd.Categorical(rng.integers(0, k, n).astype(str))
+                for r, k in (("0.5", 3), ("1.0", 6), ("2.0", 9))
+            },
+            "n_genes": rng.integers(100, 900, n),
+        },
+        index=[f"cell{i}" for i in range(n)],
+    )
+    return anndata.AnnData(obs=obs)
+
+
+def test_anndata_helpers_write_into_obs():
+    adata = _adata()
+    obs = adata.obs
+    got = fcm.per_sample_adata(adata, "cell_type", "leiden_1.0", measure="bcubed recall")
+    np.testing.assert_array_equal(adata.obs["BCubed recall_leiden_1.0"].to_numpy(), got)
+    want = fcm.per_sample_score(obs["cell_type"], obs["leiden_1.0"], measure="BCubed recall")
+    np.testing.assert_array_equal(got, want)
+    fcm.per_sample_adata(adata, "cell_type", "leiden_0.5", key="ecs")
+    np.testing.assert_array_equal(
+        adata.obs["ecs"].to_numpy(), fcm.per_sample_score(obs["cell_type"], obs["leiden_0.5"])
+    )
+    runs = ["leiden_0.5", "leiden_1.0", "leiden_2.0"]
+    got = fcm.element_consistency_adata(adata, "leiden_*", weights=[1, 2, 1])
+    want = fcm.element_consistency([obs[c] for c in runs], weights=[1, 2, 1])
+    np.testing.assert_array_equal(adata.obs["element_consistency"].to_numpy(), want)
+    np.testing.assert_array_equal(got, want)
+    fcm.element_agreement_adata(adata, "cell_type", runs[:2], key="agree")
+    want = fcm.element_agreement(obs["cell_type"], [obs[c] for c in runs[:2]])
+    np.testing.assert_array_equal(adata.obs["agree"].to_numpy(), want)
+
+
+def test_anndata_helpers_refuse_clearly():
+    adata = _adata(20)
+    with pytest.raises(KeyError, match="no pred column 'leiden'; the columns are: cell_type"):
+        fcm.per_sample_adata(adata, "cell_type", "leiden")
+    with pytest.raises(KeyError, match="no pred column 'louvain_\\*'"):
+        fcm.element_consistency_adata(adata, "louvain_*")
+    with pytest.raises(TypeError, match="takes an AnnData in memory"):
+        fcm.element_consistency_adata("cells.h5ad", "leiden_*")
+    with pytest.raises(InvalidParameterError, match="has no per-sample form"):
+        fcm.per_sample_adata(adata, "cell_type", "leiden_1.0", measure="AMI")
+
+
+def test_the_examples_run():
+    import doctest
+
+    functions = [
+        fcm.per_sample_score,
+        fcm.element_agreement,
+        fcm.element_consistency,
+        fcm.per_sample_adata,
+        fcm.element_consistency_adata,
+    ]
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for f in functions:
+        (test,) = doctest.DocTestFinder().find(f, f.__name__, globs={})
+        assert test.examples, f.__name__
+        runner.run(test)
+    assert runner.failures == 0

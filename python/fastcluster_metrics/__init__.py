@@ -6,7 +6,12 @@ supervised scores, computed from a contingency table built in one Rust pass.
 1.0
 """
 
-from ._io.anndata import evaluate_adata
+from ._io.anndata import (
+    element_agreement_adata,
+    element_consistency_adata,
+    evaluate_adata,
+    per_sample_adata,
+)
 from ._io.stream import ContingencyAccumulator, read_contingency
 from ._many.compare import compare_many, pairwise
 from ._many.consistency import element_agreement, element_consistency
@@ -97,7 +102,9 @@ __all__ = [
     "completeness_score",
     "contingency_matrix",
     "element_agreement",
+    "element_agreement_adata",
     "element_consistency",
+    "element_consistency_adata",
     "entropy",
     "evaluate",
     "evaluate_adata",
@@ -110,6 +117,7 @@ __all__ = [
     "num_threads",
     "pair_confusion_matrix",
     "pairwise",
+    "per_sample_adata",
     "per_sample_score",
     "permutation_test",
     "purity_score",

@@ -13,16 +13,32 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
 from .._many.compare import compare_many
+from .._many.consistency import element_agreement, element_consistency
+from .._measures.per_sample import per_sample_measure, per_sample_score
+from .._utils.public import public
 from .columns import find_columns, weight_values
 from .readers import open_file
 
-__all__ = ["evaluate_adata"]
+__all__ = [
+    "element_agreement_adata",
+    "element_consistency_adata",
+    "evaluate_adata",
+    "per_sample_adata",
+]
 
 
-def _obs(adata: Any) -> Any:
+def _obs(adata: Any, func: str = "evaluate_adata") -> Any:
     obs = getattr(adata, "obs", adata)
     if not (hasattr(obs, "columns") and hasattr(obs, "__getitem__")):
+        if func != "evaluate_adata":
+            raise TypeError(
+                f"{func} takes an AnnData in memory (the result is written into its .obs) or a"
+                f" pandas DataFrame; got {type(adata).__name__}"
+            )
         raise TypeError(
             "evaluate_adata takes an AnnData (its .obs is read), a pandas DataFrame or the"
             f" path to an .h5ad file or zarr store; got {type(adata).__name__}"
@@ -132,3 +148,98 @@ def evaluate_adata(
         missing=missing,
         sample_weight=w,
     )
+
+
+def _write(obs: Any, key: str, values: NDArray[np.float64]) -> NDArray[np.float64]:
+    if not isinstance(key, str):
+        raise TypeError(f"key is the name of the obs column to write; got {key!r}")
+    obs[key] = values
+    return values
+
+
+@public
+def per_sample_adata(
+    adata: Any,
+    truth: str,
+    pred: str,
+    *,
+    measure: str = "ECS",
+    key: str | None = None,
+    missing: str = "raise",
+) -> NDArray[np.float64]:
+    """:func:`per_sample_score` of two ``adata.obs`` columns, written into ``adata.obs[key]``.
+
+    ``key`` defaults to ``"{measure}_{pred}"`` with the measure's short name
+    (``"ECS_leiden"``). Returns the scores too; colour an embedding by them with
+    :func:`fastcluster_metrics.plot.plot_embedding`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import fastcluster_metrics as fcm
+    >>> obs = pd.DataFrame({"cell_type": list("BBTT"), "leiden": list("0011")})
+    >>> fcm.per_sample_adata(obs, "cell_type", "leiden").tolist(), list(obs.columns)
+    ([1.0, 1.0, 1.0, 1.0], ['cell_type', 'leiden', 'ECS_leiden'])
+    """
+    func = "per_sample_adata"
+    obs = _obs(adata, func)
+    row = per_sample_measure(measure, func)
+    (truth_name,) = find_columns(obs.columns, [truth], "truth", patterns=False)
+    (pred_name,) = find_columns(obs.columns, [pred], "pred", patterns=False)
+    scores = per_sample_score(obs[truth_name], obs[pred_name], measure=row.name, missing=missing)
+    return _write(obs, f"{row.label}_{pred_name}" if key is None else key, scores)
+
+
+@public
+def element_agreement_adata(
+    adata: Any,
+    reference: str,
+    pred: str | Iterable[str],
+    *,
+    key: str = "element_agreement",
+    weights: ArrayLike | None = None,
+) -> NDArray[np.float64]:
+    """:func:`element_agreement` of ``adata.obs`` columns with a reference column, written
+    into ``adata.obs[key]``.
+
+    ``pred`` names the labelings: a column, several, or shell-style patterns such as
+    ``"leiden_*"`` (every clustering of a resolution sweep); ``weights``, one per column
+    found, in the order found. Returns the values too.
+    """
+    func = "element_agreement_adata"
+    obs = _obs(adata, func)
+    (ref_name,) = find_columns(obs.columns, [reference], "reference", patterns=False)
+    names = find_columns(obs.columns, pred, "pred")
+    values = element_agreement(obs[ref_name], {n: obs[n] for n in names}, weights=weights)
+    return _write(obs, key, values)
+
+
+@public
+def element_consistency_adata(
+    adata: Any,
+    pred: str | Iterable[str],
+    *,
+    key: str = "element_consistency",
+    weights: ArrayLike | None = None,
+) -> NDArray[np.float64]:
+    """:func:`element_consistency` of ``adata.obs`` columns, written into ``adata.obs[key]``.
+
+    ``pred`` names the labelings: columns, or shell-style patterns such as ``"leiden_*"``
+    (the runs of several seeds or resolutions); ``weights``, one per column found, in the
+    order found. Returns the values too.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import fastcluster_metrics as fcm
+    >>> obs = pd.DataFrame({"leiden_1": list("0011"), "leiden_2": list("0001")})
+    >>> fcm.element_consistency_adata(obs, "leiden_*").tolist()
+    [0.6666666666666666, 0.6666666666666666, 0.3333333333333333, 0.5]
+    >>> obs["element_consistency"].tolist()[:2]
+    [0.6666666666666666, 0.6666666666666666]
+    """
+    func = "element_consistency_adata"
+    obs = _obs(adata, func)
+    names = find_columns(obs.columns, pred, "pred")
+    values = element_consistency({n: obs[n] for n in names}, weights=weights)
+    return _write(obs, key, values)
