@@ -265,3 +265,12 @@ FORMULAS: dict[str, str] = {
 }
 """Each measure's formula, by the catalogue's full name, as LaTeX (a ``math`` directive's body;
 ``\\`` breaks lines)."""
+
+PER_SAMPLE: dict[str, str] = {
+    "bcubed_precision": r"\frac{n_{ij}}{b_j}",
+    "bcubed_recall": r"\frac{n_{ij}}{a_i}",
+    "bcubed_f_score": r"\frac{2 \, n_{ij}}{a_i + b_j}",
+    "element_centric_similarity": r"\frac{n_{ij}}{\max(a_i, b_j)}",
+}
+"""The score of one sample of class :math:`i` and cluster :math:`j`, for each measure with a
+per-sample form (:attr:`Measure.per_sample`), as LaTeX."""

@@ -99,6 +99,8 @@ def test_every_measure_has_a_formula():
 
     formulas = _docs_module("formulas").FORMULAS
     assert set(formulas) == set(MEASURES)
+    per_sample = _docs_module("formulas").PER_SAMPLE
+    assert set(per_sample) == {m.name for m in MEASURES.values() if m.per_sample is not None}
     for name, formula in formulas.items():
         assert formula.strip(), name
         # balanced braces, or MathJax shows the source instead of the formula
@@ -123,6 +125,8 @@ def test_the_measures_page_shows_every_measure_with_its_formula(monkeypatch):
         section = text.split(f".. _{anchor}:\n")[1].split("\n.. _measure-")[0]
         assert section.count(".. math::") == 1, row.name
         assert formulas.FORMULAS[row.name].split("\n")[0] in section, row.name
+        if row.per_sample is not None:
+            assert formulas.PER_SAMPLE[row.name] in section, row.name
         for short in row.short[1:]:
             assert f"``{short}``" in section, row.name
     assert ".. fcm-measures::" in (DOCS / "measures.rst").read_text(encoding="utf-8")

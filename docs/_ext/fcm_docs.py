@@ -54,7 +54,7 @@ def _anchor(name: str) -> str:
 
 def measures_rst() -> list[str]:
     """The catalogue as reStructuredText: a summary table, then a section per measure."""
-    from formulas import FORMULAS
+    from formulas import FORMULAS, PER_SAMPLE
 
     from fastcluster_metrics._measures.catalogue import FAMILIES, MEASURES
 
@@ -118,6 +118,13 @@ def measures_rst() -> list[str]:
                 *(f"   {line}" for line in FORMULAS[row.name].split("\n")),
                 "",
             ]
+            if row.per_sample is not None:
+                lines += [
+                    f"Each sample of class :math:`i` and cluster :math:`j` scores"
+                    f" :math:`{PER_SAMPLE[row.name]}`"
+                    f' (:func:`~{PACKAGE}.per_sample_score` with ``measure="{row.label}"``).',
+                    "",
+                ]
     return lines
 
 
