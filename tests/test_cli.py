@@ -1153,3 +1153,278 @@ def test_weights_usage_errors(tmp_path):
     )
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "--weights leiden_* names 2 columns" in out.stderr
+
+
+# --- per-sample scores (--per-sample FILE) ------------------------------------------------------
+
+
+def _read_scores(path):
+    """A --per-sample file as a DataFrame, each float as written (CSV read back exactly)."""
+    path = str(path)
+    if path.endswith(".parquet"):
+        return pd.read_parquet(path)
+    return pd.read_csv(
+        path, sep="\t" if path.endswith(".tsv") else ",", float_precision="round_trip"
+    )
+
+
+def _per_sample(truth, preds, labels, **kw):
+    """The columns --per-sample writes, from the Python API: {pred}:{label} for each."""
+    return {
+        f"{name}:{label}": fcm.per_sample_score(truth, values, measure=label, **kw)
+        for name, values in preds.items()
+        for label in labels
+    }
+
+
+def _assert_scores(got, want):
+    assert list(got.columns) == list(want)
+    for name, values in want.items():
+        column = got[name].to_numpy(dtype=np.float64)
+        assert np.array_equal(column, values, equal_nan=True), name  # exactly
+
+
+@pytest.mark.parametrize("output", ["rows.csv", "rows.tsv", "rows.parquet"])
+def test_per_sample_scores_equal_the_python_api(data, cli, output):
+    """A column per prediction and per-sample measure of --metrics, a row per row of the file
+    (read in chunks), each value exactly per_sample_score's; the scores printed as without."""
+    root, frame = data
+    args = ["cells.csv", "--truth", "cell_type", "--pred", "leiden_a", "--pred", "leiden_b"]
+    args += ["--metrics", "ARI,ECS,bcubed_recall", "--chunk-rows", "50"]
+    status, plain, err = cli(*args, "--format", "json")
+    assert (status, err) == (0, "")
+    status, out, err = cli(*args, "--format", "json", "--per-sample", output)
+    assert (status, err) == (0, "")
+    assert out == plain
+    got = _read_scores(root / output)
+    preds = {p: frame[p] for p in ("leiden_a", "leiden_b")}
+    _assert_scores(got, _per_sample(frame["cell_type"], preds, ["ECS", "BCubed recall"]))
+    assert len(got) == N
+    # The table says where the scores went, as it does for --plot.
+    status, out, err = cli(*args, "--per-sample", output)
+    assert (status, err) == (0, "")
+    assert out.endswith(
+        f"\n\nper-sample scores: {output} ({N} rows; ECS, BCubed recall of each prediction)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("metrics", "labels"),
+    [
+        ([], ["ECS"]),  # the defaults have no per-sample form
+        (["--metrics", "ARI,NMI"], ["ECS"]),
+        (["--metrics", "bcubed_f_score"], ["BCubed F"]),
+        (["--metrics", "all"], ["BCubed precision", "BCubed recall", "BCubed F", "ECS"]),
+    ],
+)
+def test_per_sample_measures_are_those_of_metrics_or_ecs(data, cli, metrics, labels):
+    root, frame = data
+    status, _, err = cli(
+        "cells.parquet", "--truth", "cell_type", "--pred", "leiden_*", *metrics,
+        "--per-sample", "chosen.csv",
+    )  # fmt: skip
+    assert (status, err) == (0, "")
+    preds = {p: frame[p] for p in ("leiden_a", "leiden_b")}
+    _assert_scores(
+        _read_scores(root / "chosen.csv"), _per_sample(frame["cell_type"], preds, labels)
+    )
+
+
+@pytest.mark.parametrize("policy", ["drop", "cluster"])
+@pytest.mark.parametrize("output", ["gaps.csv", "gaps.parquet"])
+@pytest.mark.parametrize("name", ["missing.csv", "missing.parquet"])
+def test_per_sample_missing_labels(data, cli, policy, output, name):
+    """--missing drop: the rows left out score NaN (an empty CSV field); --missing cluster:
+    missing labels are one more cluster, as for the other scores."""
+    root, _ = data
+    missing = pd.read_csv(root / "missing.csv")
+    status, _, err = cli(
+        name, "--truth", "cell_type", "--pred", "leiden_a", "--missing", policy,
+        "--chunk-rows", "100", "--per-sample", output,
+    )  # fmt: skip
+    assert (status, err) == (0, "")
+    got = _read_scores(root / output)
+    want = _per_sample(
+        missing["cell_type"], {"leiden_a": missing["leiden_a"]}, ["ECS"], missing=policy
+    )
+    _assert_scores(got, want)
+    absent = np.isnan(got["leiden_a:ECS"].to_numpy())
+    assert list(np.flatnonzero(absent)) == ([4, 150] if policy == "drop" else [])
+    if output.endswith(".csv") and policy == "drop":
+        lines = (root / output).read_text().splitlines()
+        assert lines[0] == "leiden_a:ECS"
+        assert lines[1 + 4] == lines[1 + 150] == '""'  # (a blank line would be skipped)
+
+
+def test_per_sample_missing_labels_raise(data, cli):
+    status, out, err = cli(
+        "missing.csv", "--truth", "cell_type", "--pred", "leiden_a", "--per-sample", "no.csv"
+    )
+    assert (status, out) == (1, "")
+    assert err.count("\n") == 1 and "missing" in err
+    assert not (data[0] / "no.csv").exists()
+
+
+@needs_anndata
+def test_per_sample_of_an_h5ad_file(data, cli):
+    root, frame = data
+    status, _, err = cli(
+        "cells.h5ad", "--truth", "cell_type", "--pred", "leiden_*", "--metrics", "ECS,BCubed F",
+        "--per-sample", "obs.parquet",
+    )  # fmt: skip
+    assert (status, err) == (0, "")
+    preds = {p: frame[p] for p in ("leiden_a", "leiden_b")}
+    _assert_scores(
+        _read_scores(root / "obs.parquet"),
+        _per_sample(frame["cell_type"], preds, ["ECS", "BCubed F"]),
+    )
+
+
+def test_per_sample_of_two_files(data, cli):
+    """Joined on ids: the id column first, a row per joined row in the first file's order.
+    Matched by position: a row per row, no id column."""
+    root, frame = data
+    status, _, err = cli(
+        "truth.csv", "pred.csv", "--on", "cell", "--truth", "cell_type", "--pred", "leiden_*",
+        "--per-sample", "joined.csv",
+    )  # fmt: skip
+    assert status == 0
+    assert "290 in both files" in err
+    got = pd.read_csv(root / "joined.csv", float_precision="round_trip")
+    kept = frame.iloc[frame["cell"].isin(pd.read_csv(root / "pred.csv")["cell"]).to_numpy()]
+    assert list(got["cell"]) == list(kept["cell"])
+    preds = {p: kept[p] for p in ("leiden_a", "leiden_b")}
+    _assert_scores(got.drop(columns="cell"), _per_sample(kept["cell_type"], preds, ["ECS"]))
+    frame[["cell_type"]].to_csv(root / "types.csv", index=False)
+    frame[["leiden_b"]].to_parquet(root / "clusters.parquet")
+    status, _, err = cli(
+        "types.csv", "clusters.parquet", "--truth", "cell_type", "--pred", "leiden_b",
+        "--per-sample", "paired.tsv",
+    )  # fmt: skip
+    assert (status, err) == (0, "")
+    want = _per_sample(frame["cell_type"], {"leiden_b": frame["leiden_b"]}, ["ECS"])
+    _assert_scores(_read_scores(root / "paired.tsv"), want)
+
+
+def test_per_sample_ids_are_quoted_where_needed(tmp_path, cli):
+    pd.DataFrame({"id": ["a,b", 'c"d', "e"], "t": [1, 1, 2], "p": [1, 2, 2]}).to_csv(
+        tmp_path / "ids.csv", index=False
+    )
+    status, _, err = cli(
+        tmp_path / "ids.csv", tmp_path / "ids.csv", "--on", "id", "--truth", "t", "--pred", "p",
+        "--per-sample", tmp_path / "ids_out.csv",
+    )  # fmt: skip
+    assert (status, err) == (0, "")
+    assert (tmp_path / "ids_out.csv").read_text() == 'id,p:ECS\n"a,b",0.5\n"c""d",0.5\n"e",0.5\n'
+    pd.DataFrame({"id": ["a", "b"], "t": [1, 2], "p": [1, 1]}).to_csv(
+        tmp_path / "plain.csv", index=False
+    )
+    status, _, _ = cli(
+        tmp_path / "plain.csv", tmp_path / "plain.csv", "--on", "id", "--truth", "t",
+        "--pred", "p", "--per-sample", tmp_path / "plain_out.csv",
+    )  # fmt: skip
+    assert status == 0
+    assert (tmp_path / "plain_out.csv").read_text() == "id,p:ECS\na,0.5\nb,0.5\n"
+
+
+def test_per_sample_weights(tmp_path, cli):
+    frame = _weighted(tmp_path)
+    status, _, _ = cli(
+        tmp_path / "weighted.csv", "--truth", "cell_type", "--pred", "leiden_a", "--weights", "w",
+        "--metrics", "bcubed_precision", "--chunk-rows", "50", "--per-sample",
+        tmp_path / "w.parquet",
+    )  # fmt: skip
+    assert status == 0
+    want = _per_sample(
+        frame["cell_type"], {"leiden_a": frame["leiden_a"]}, ["BCubed precision"],
+        sample_weight=frame["w"],
+    )  # fmt: skip
+    _assert_scores(_read_scores(tmp_path / "w.parquet"), want)
+
+
+def test_per_sample_after_a_column_read_again_as_text(tmp_path, cli):
+    """A column read again from the start (its type changed): the rows are the file's, once."""
+    rng = np.random.default_rng(5)
+    rows = 20_000
+    frame = pd.DataFrame(
+        {"cell_type": rng.choice(["B", "T", "NK"], rows), "leiden": rng.integers(0, 9, rows)}
+    ).astype({"leiden": str})
+    frame.loc[rows - 1, "leiden"] = "7a"
+    frame.to_csv(tmp_path / "late.csv", index=False)
+    status, _, err = cli(
+        tmp_path / "late.csv", "--truth", "cell_type", "--pred", "leiden", "--chunk-rows", "1000",
+        "--per-sample", tmp_path / "late_rows.csv",
+    )  # fmt: skip
+    assert status == 0
+    assert "reading it again as text" in err
+    want = _per_sample(frame["cell_type"], {"leiden": frame["leiden"]}, ["ECS"])
+    _assert_scores(_read_scores(tmp_path / "late_rows.csv"), want)
+
+
+def test_per_sample_csv_without_pyarrow(tmp_path, monkeypatch):
+    """Without pyarrow (an AnnData file read with h5py), CSV is written by pandas: the same
+    values, NaN as an empty field."""
+    from fastcluster_metrics._cli import per_sample as cli_per_sample
+
+    columns = {"a:ECS": np.array([0.1, np.nan, 1 / 3]), "b:ECS": np.array([1.0, 2e-7, 0.5])}
+    ids = ("cell", np.array(["x", "y,z", "w"], dtype=object))
+    cli_per_sample.save_per_sample(tmp_path / "arrow.csv", columns, ids)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.csv", None)
+    cli_per_sample.save_per_sample(tmp_path / "pandas.csv", columns, ids)
+    for name in ("arrow.csv", "pandas.csv"):
+        got = _read_scores(tmp_path / name)
+        assert list(got["cell"]) == ["x", "y,z", "w"]
+        _assert_scores(got.drop(columns="cell"), columns)
+    assert (tmp_path / "pandas.csv").read_text().splitlines()[2] == '"y,z",,2e-07'
+
+
+@pytest.mark.parametrize(
+    ("target", "status", "message"),
+    [
+        ("rows.txt", 2, "--per-sample rows.txt: the file name must end in .csv, .tsv or .parquet"),
+        ("rows", 2, "--per-sample rows: the file name must end in .csv, .tsv or .parquet"),
+        ("nowhere/rows.csv", 1, "--per-sample nowhere/rows.csv: no such directory: nowhere"),
+        ("cells.csv/rows.csv", 1, "--per-sample cells.csv/rows.csv: no such directory: cells.csv"),
+        ("folder.csv", 1, "--per-sample folder.csv: a directory, not a file"),
+        ("dangling.csv", 1, "cannot write dangling.csv: "),
+        ("dangling.parquet", 1, "cannot write dangling.parquet: "),
+    ],
+)
+def test_per_sample_errors(data, cli, target, status, message):
+    """One line, before any row is read where it can be; a file that cannot be written, after
+    scoring, and nothing printed."""
+    root, _ = data
+    (root / "folder.csv").mkdir(exist_ok=True)
+    for name in ("dangling.csv", "dangling.parquet"):  # a link to a folder that is not there
+        if not (root / name).is_symlink():
+            (root / name).symlink_to(root / "gone" / name)
+    got, out, err = cli("cells.csv", "--truth", "cell_type", "--pred", "leiden_a",
+                        "--per-sample", target)  # fmt: skip
+    assert (got, out) == (status, "")
+    assert err.startswith(f"fastcluster-metrics: error: {message}")
+    assert err.count("\n") == 1
+
+
+def test_per_sample_parquet_needs_pyarrow(data, cli, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    status, out, err = cli(
+        "cells.csv", "--truth", "cell_type", "--pred", "leiden_a", "--per-sample", "rows.parquet"
+    )
+    assert (status, out) == (1, "")
+    assert err.startswith(
+        "fastcluster-metrics: error: --per-sample rows.parquet: writing Parquet needs pyarrow:"
+        " pip install 'fastcluster-metrics[io]'"
+    )
+    assert err.count("\n") == 1
+
+
+def test_per_sample_through_the_interpreter(data):
+    root, frame = data
+    out = run(root, "cells.tsv", "--truth", "cell_type", "--pred", "leiden_a", "--per-sample",
+              "script.csv", "--format", "csv")  # fmt: skip
+    assert (out.returncode, out.stderr) == (0, "")
+    assert out.stdout.splitlines()[0].startswith("prediction,n,")
+    want = _per_sample(frame["cell_type"], {"leiden_a": frame["leiden_a"]}, ["ECS"])
+    _assert_scores(_read_scores(root / "script.csv"), want)
+    assert "--per-sample FILE" in run(root, "--help").stdout

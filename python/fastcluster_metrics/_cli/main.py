@@ -10,7 +10,8 @@ and the tables merged by label value: memory is one chunk and the tables, whatev
 of the file. Of an AnnData file (.h5ad, zarr), the ``obs`` columns asked for are read alone
 (not ``X``). This module holds the arguments and the entry point; ``plan.py`` plans which
 columns to read from which file (two files joined on an id column) and counts them,
-``render.py`` scores and renders.
+``render.py`` scores and renders, ``per_sample.py`` writes each row's scores (``--per-sample``:
+the label columns kept whole).
 
 Exit status: 0 on success, 1 for a problem with the data (a missing file or column, an
 unreadable file, a length mismatch, missing labels), 2 for a usage error. Errors are one line
@@ -30,7 +31,15 @@ from .._io.formats import COMPRESSIONS, FORMAT_NAMES, FORMATS, check_encoding
 from .._measures.catalogue import MEASURES, default_names, label
 from ..plot._clustree import by_resolution
 from .console import PROG, CliError, Parser
-from .plan import count_with, first_line, plan
+from .per_sample import (
+    SUFFIXES,
+    check_per_sample_path,
+    per_sample_labels,
+    per_sample_measures,
+    per_sample_scores,
+    save_per_sample,
+)
+from .plan import Chunk, count_with, first_line, plan
 from .render import (
     check_plot_path,
     note_counts_only,
@@ -56,6 +65,7 @@ examples:
   {PROG} adata.h5ad --truth cell_type --pred leiden --plot leiden.png
   {PROG} adata.zarr --truth cell_type --pred 'leiden_*'     (a zarr store: a directory)
   {PROG} cells.parquet --truth cell_type --pred 'leiden_*' --clustree tree.png
+  {PROG} cells.csv --truth cell_type --pred 'leiden_*' --per-sample ecs.parquet
   {PROG} annotation.csv clusters.tsv --on cell_id --truth cell_type --pred cluster
   {PROG}                  (no arguments: the built-in example; see {PROG} demo --help)
 
@@ -155,6 +165,16 @@ def parser() -> Parser:
         " in (leiden_0.2, leiden_1.0), its clusters coloured by purity (needs matplotlib)",
     )
     p.add_argument(
+        "--per-sample",
+        metavar="FILE",
+        help=f"write each row's scores to FILE ({', '.join(SUFFIXES[:-1])} or {SUFFIXES[-1]}):"
+        " a column PRED:MEASURE per prediction and per-sample measure, those of --metrics"
+        f" among {', '.join(per_sample_labels())}, else ECS; a row per row of the file, in its"
+        " order (with --on: per joined row, in the first file's order, after the id column);"
+        " empty (NaN in Parquet) where --missing drop left a row out. Holds the label"
+        " columns whole",
+    )
+    p.add_argument(
         "--input-format",
         choices=tuple(FORMAT_NAMES),
         help="the format of the files (default: from their names)",
@@ -196,23 +216,36 @@ def score(args: argparse.Namespace) -> int:
     metrics = resolve_metrics(args.metrics)
     plot_path = check_plot_path(args.plot) if args.plot else None
     tree_path = check_plot_path(args.clustree, "--clustree") if args.clustree else None
+    rows_path = check_per_sample_path(args.per_sample) if args.per_sample else None
     work = plan(args)
     order = [i for _, i in by_resolution([(name, i) for i, name in enumerate(work.preds)])]
     pairs: list[tuple[int, int]] = []
     if tree_path is not None:
         pairs = list(itertools.pairwise(order)) or [(order[0], order[0])]
-    tables, between = count_with(work, args.missing, pairs)
+    kept: list[Chunk] | None = [] if rows_path is not None else None
+    tables, between = count_with(work, args.missing, pairs, kept)
     note_counts_only(metrics, tables)
     text = render(args.format, work, metrics, tables, args)
+    written = []
     if plot_path is not None:
         save_plot(plot_path, work, metrics, tables)
-        if args.format == "table":
-            text += f"\nplot: {plot_path}\n"
+        written.append(f"plot: {plot_path}")
     if tree_path is not None:
         names = [work.preds[i] for i in order]
         save_clustree(tree_path, names, between, [tables[i] for i in order])
-        if args.format == "table":
-            text += f"{'' if plot_path else chr(10)}clustering tree: {tree_path}\n"
+        written.append(f"clustering tree: {tree_path}")
+    if rows_path is not None and kept is not None:
+        measures = per_sample_measures(metrics)
+        columns = per_sample_scores(work, kept, measures, args.missing)
+        kept.clear()
+        save_per_sample(rows_path, columns, work.ids)
+        n_rows = len(next(iter(columns.values())))
+        labels = ", ".join(m.label for m in measures)
+        written.append(
+            f"per-sample scores: {rows_path} ({n_rows:,} rows; {labels} of each prediction)"
+        )
+    if written and args.format == "table":
+        text += "\n" + "".join(f"{line}\n" for line in written)
     _write(text, args.output)
     return 0
 

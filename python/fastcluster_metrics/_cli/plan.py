@@ -170,6 +170,9 @@ class Plan:
     """The chunks of one file read again from the start (one source), or None."""
     weights: str | None = None
     """The column of sample weights (of the truth's file), or None."""
+    ids: tuple[str, Any] | None = None
+    """Two files joined on ids (``--on``): the first file's id column and the ids of the
+    joined rows, in the order they are scored; else None."""
 
 
 def _chunks(
@@ -301,7 +304,8 @@ def plan(args: Any) -> Plan:
             if at is not None:
                 error = MissingLabelsError(None, name, at + 1, "joined row")
                 raise CliError(error.describe(cli=True))
-    return Plan(truth, preds, sources, iter([labels]), False, weights=weights)
+    ids = None if on is None else (on[0], labels[0].index.to_numpy())
+    return Plan(truth, preds, sources, iter([labels]), False, weights=weights, ids=ids)
 
 
 def count(plan: Plan, missing: str) -> list[Contingency]:
@@ -311,13 +315,19 @@ def count(plan: Plan, missing: str) -> list[Contingency]:
 
 
 def count_with(
-    plan: Plan, missing: str, pairs: Sequence[tuple[int, int]]
+    plan: Plan,
+    missing: str,
+    pairs: Sequence[tuple[int, int]],
+    kept: list[Chunk] | None = None,
 ) -> tuple[list[Contingency], list[Contingency]]:
     """As :func:`count`, and in the same pass the table of each pair of predictions in
-    ``pairs`` (by index: the first one's clusters are the rows)."""
+    ``pairs`` (by index: the first one's clusters are the rows). With ``kept``, the chunks
+    counted are added to it, in order (the label columns whole, for ``--per-sample``)."""
     while True:
+        if kept is not None:
+            kept.clear()  # (a file read again starts over)
         try:
-            return _count(plan, missing, pairs)
+            return _count(plan, missing, pairs, kept)
         except ColumnTypeError as e:
             if plan.again is None:  # pragma: no cover - two files are read whole, by _frame
                 raise CliError(str(e)) from e
@@ -326,12 +336,15 @@ def count_with(
 
 
 def _count(
-    plan: Plan, missing: str, pairs: Sequence[tuple[int, int]]
+    plan: Plan, missing: str, pairs: Sequence[tuple[int, int]], kept: list[Chunk] | None
 ) -> tuple[list[Contingency], list[Contingency]]:
     tables: dict[int, Contingency] = {}
     between: dict[int, Contingency] = {}
     rows = 0
-    for truth, preds, weights in plan.chunks:
+    for chunk in plan.chunks:
+        if kept is not None:
+            kept.append(chunk)
+        truth, preds, weights = chunk
         rows += len(truth)
         if weights is not None and not weights.any():
             continue  # (rows that all weigh 0 add nothing)
