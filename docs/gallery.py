@@ -51,6 +51,27 @@ def resolution_sweep(n: int = 6_000, seed: int = 1) -> tuple[Any, dict[float, An
     return truth, runs
 
 
+def embedding_blobs(n: int = 50_000, seed: int = 2) -> tuple[Any, Any, Any]:
+    """A 2-D embedding of seven cell types in Gaussian blobs of unequal sizes, their type as the
+    truth, and a clustering that merges NK cells into the CD8 T cells, splits the B cells in
+    two, and puts 3 % of the cells into a random other cluster: positions, types, clusters."""
+    rng = np.random.default_rng(seed)
+    names = np.array(["CD4 T", "CD8 T", "NK", "B", "monocyte", "DC", "platelet"], dtype=object)
+    centres = np.array([[0.0, 0.0], [4.2, 1.2], [5.6, 4.4], [-5.5, 5.0], [-5.0, -4.5],
+                        [1.5, -6.0], [8.0, -4.0]])  # fmt: skip
+    spreads = np.array([1.2, 0.9, 0.7, 1.1, 1.2, 0.6, 0.4])
+    shares = np.array([0.30, 0.16, 0.09, 0.17, 0.18, 0.06, 0.04])
+    types = rng.choice(len(names), size=n, p=shares)
+    coords = centres[types] + rng.normal(size=(n, 2)) * spreads[types, None]
+    # cluster = type, but NK (2) joins CD8 T (1), and the B cells (3) split in two by height
+    clusters = types.copy()
+    clusters[types == 2] = 1
+    clusters[(types == 3) & (coords[:, 1] > centres[3, 1] + 0.3)] = len(names)
+    wrong = rng.random(n) < 0.03
+    clusters[wrong] = rng.integers(0, len(names) + 1, int(wrong.sum()))
+    return coords, names[types], clusters
+
+
 def main(out: Path) -> list[Path]:
     import matplotlib
 
@@ -81,6 +102,9 @@ def main(out: Path) -> list[Path]:
     save(plot.plot_scores(scores).figure, "scores_resolution_sweep.png")
     save(plot.plot_clustree(runs, labels_true=truth).figure, "clustree.png")
 
+    coords, types, clusters = embedding_blobs()
+    save(embedding_figure(coords, types, clusters).figure, "embedding_ecs.png")
+
     names = np.array([f"celltype_{t}" for t in range(33)], dtype=object)
     tables = [fcm.Contingency.from_labels(names[cells], p) for p in clusterings.values()]
     figure = cli_render.summary_figure(
@@ -88,6 +112,23 @@ def main(out: Path) -> list[Path]:
     )
     save(figure, "cli_figure.png")
     return written
+
+
+def embedding_figure(coords: Any, types: Any, clusters: Any) -> Any:
+    """The embedding coloured by each cell's element-centric similarity, each type named at its
+    centre; returns the Axes."""
+    scores = fcm.per_sample_score(types, clusters)
+    ax = plot.plot_embedding(
+        coords, scores, label="element-centric similarity",
+        title=f"ECS per cell: NK merged into CD8 T, B split (mean {scores.mean():.2f})",
+    )  # fmt: skip
+    from matplotlib import patheffects
+
+    halo = [patheffects.withStroke(linewidth=2.5, foreground="white")]
+    for name in np.unique(types):
+        at = np.median(coords[types == name], axis=0)
+        ax.annotate(str(name), at, ha="center", va="center", fontsize=8, path_effects=halo)
+    return ax
 
 
 if __name__ == "__main__":

@@ -1,14 +1,16 @@
 """Pictures of a comparison: the contingency table, the pair counts, scores against a
-parameter (the number of clusters ``k``, a Leiden resolution) for model selection, and the
-clustering tree. The heatmaps are drawn by :mod:`._heatmap`, the scores by :mod:`._score_plot`
-and the tree by :mod:`._clustree`; this module is their public face.
+parameter (the number of clusters ``k``, a Leiden resolution) for model selection, the
+clustering tree, and an embedding coloured by a per-sample score. The heatmaps are drawn by
+:mod:`._heatmap`, the scores by :mod:`._score_plot`, the tree by :mod:`._clustree` and the
+embedding by :mod:`._embedding`; this module is their public face.
 
 Needs matplotlib (``pip install 'fastcluster-metrics[plot]'``), imported when a function is
 first called: ``import fastcluster_metrics.plot`` alone imports nothing heavy. Each function
-takes the labels themselves (any label type the metrics take) or a :class:`Contingency`,
-draws on ``ax=`` (a new figure when omitted) and returns the Axes. On a machine without a
-display, use the Agg backend (``matplotlib.use("Agg")`` or ``MPLBACKEND=Agg``) or draw on the
-axes of a :class:`matplotlib.figure.Figure` made directly, as the command line does.
+takes the labels themselves (any label type the metrics take) or a :class:`Contingency`
+(:func:`plot_embedding`: the positions and one number per sample, or an AnnData), draws on
+``ax=`` (a new figure when omitted) and returns the Axes. On a machine without a display, use
+the Agg backend (``matplotlib.use("Agg")`` or ``MPLBACKEND=Agg``) or draw on the axes of a
+:class:`matplotlib.figure.Figure` made directly, as the command line does.
 
 Examples
 --------
@@ -27,7 +29,14 @@ Examples
 from __future__ import annotations
 
 from ._clustree import plot_clustree
+from ._embedding import plot_embedding
 from ._heatmap import plot_contingency, plot_pair_confusion
 from ._score_plot import plot_scores
 
-__all__ = ["plot_clustree", "plot_contingency", "plot_pair_confusion", "plot_scores"]
+__all__ = [
+    "plot_clustree",
+    "plot_contingency",
+    "plot_embedding",
+    "plot_pair_confusion",
+    "plot_scores",
+]
