@@ -272,6 +272,27 @@ mod tests {
     }
 
     #[test]
+    fn gathers_dense_keys_in_blocks() {
+        // Keys in small spans (indexed densely), a small shape (a dense matrix of cells),
+        // more samples than a block.
+        let n = 3 * BLOCK + 17;
+        let a: Vec<i32> = (0..n).map(|i| (i * 7 % 13) as i32 - 5).collect();
+        let b: Vec<u16> = (0..n).map(|i| (i * i % 11) as u16 + 100).collect();
+        let t = count(&a, &b).unwrap();
+        let v = values(&t);
+        let got = gather(&t, &a, &b, &v, None).unwrap();
+        for (k, (&x, &y)) in a.iter().zip(&b).enumerate().step_by(997) {
+            let i = t.rows.keys.binary_search(&x.key()).unwrap();
+            let m = a.iter().zip(&b).filter(|&(&p, &q)| p == x && q == y).count();
+            assert_eq!(got[k], (m * 1000 + i) as f64);
+        }
+        let other: Vec<u16> = b.iter().map(|&y| if y == 100 { 111 } else { y }).collect();
+        assert_eq!(gather(&t, &a, &other, &v, None), Err(Error::NotInTable));
+        let got = gather(&t, &a, &other, &v, Some(-1.0)).unwrap();
+        assert!(got.iter().zip(&b).all(|(&g, &y)| (g == -1.0) == (y == 100)));
+    }
+
+    #[test]
     fn gathers_through_sparse_rows_and_hashed_keys() {
         // Spread keys (hashed) and a shape past the dense matrix's limit (rows searched).
         let n = 5000usize;
