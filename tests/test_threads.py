@@ -169,3 +169,28 @@ def test_the_pool_follows_the_cpu_affinity_unless_told(variable):
     command = [sys.executable, "-c", _AFFINITY, str(cpu)]
     out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=True)
     assert int(out.stdout) == (1 if variable is None else 3)
+
+
+PER_SAMPLE = """
+import hashlib
+import numpy as np, fastcluster_metrics as fcm
+rng = np.random.default_rng(6)
+n = 1_000_000
+a = rng.integers(0, 20, n); b = (a * 7 + rng.integers(0, 30, n)) % 30
+spread = rng.integers(0, 10**12, n)
+w = rng.random(n)
+out = [str(fcm.num_threads())]
+for x, y, kw in ((a, b, {}), (a, spread, {}), (a, b, {"sample_weight": w})):
+    out.append(hashlib.sha256(fcm.per_sample_score(x, y, **kw).tobytes()).hexdigest())
+print(*out)
+"""
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_per_sample_scores_identical_across_thread_counts(threads):
+    """Each sample's score is its cell's, whichever thread hands it out: dense and hashed keys,
+    weighted, to the last bit."""
+    out = _child_output(PER_SAMPLE, threads)
+    assert out[0] == threads
+    reference = _child_output(PER_SAMPLE, "1")
+    assert out[1:] == reference[1:] and len(set(out[1:])) == 3
