@@ -1,7 +1,9 @@
 """AnnData files in the layouts old anndata versions wrote, built with h5py (and zarr) the way
 those versions wrote them and the way anndata still reads them (``anndata/_io/h5ad.py`` of
 anndata 0.7.8 for the 0.7 layout; ``read_dataframe_legacy`` and ``compat._clean_uns`` for the
-layout before 0.7). Independent of the package's reader: they follow anndata's code."""
+layout before 0.7), and in the layouts of writers outside anndata (R's MuDataSeurat; the 0.7
+layout without its encoding attributes). Independent of the package's reader: they follow
+the writers' code."""
 
 from __future__ import annotations
 
@@ -126,3 +128,82 @@ def _zarr_array(group: Any, key: str, values: np.ndarray) -> None:
     if values.dtype == object:
         values = values.astype(str)
     group.create_array(key, data=values)
+
+
+def write_h5ad_without_encoding(path: Path, obs: pd.DataFrame) -> Path:
+    """The anndata 0.7 layout without the ``encoding-type`` and ``encoding-version``
+    attributes of ``obs`` and ``var``: only ``_index`` and ``column-order``, a categorical
+    column its codes with a ``categories`` attribute that is an object reference to
+    ``obs/__categories/NAME``. What writers outside anndata that copy the 0.7 layout (R
+    converters, older tools) leave; anndata 0.7's ``read_dataframe`` read it by those two
+    attributes alone, anndata 0.8 and later read the group element by element (``read_basic``:
+    a categorical column as its codes)."""
+    import h5py
+
+    write_h5ad_0_7(path, obs)
+    with h5py.File(path, "r+") as f:
+        for key in ("obs", "var"):
+            del f[key].attrs["encoding-type"]
+            del f[key].attrs["encoding-version"]
+    return path
+
+
+def write_h5ad_mudataseurat(path: Path, obs: pd.DataFrame, *, fixed: bool = False) -> Path:
+    """The layout of MuDataSeurat's ``WriteH5AD`` (``R/WriteUtils.R``: ``write_data_frame``,
+    ``write_names``, ``finalize_anndata``; hdf5r underneath): a 512-byte user block that names
+    the writer; ``obs`` a group of encoding ``dataframe`` 0.1.0 whose text (the cell names,
+    text columns, the categories, ``column-order``) is variable-length strings of the ASCII
+    character set, which anndata reads as bytes (``b'B'``); a factor its 32-bit codes (level
+    less one, -1 for NA) with a ``categories`` attribute, an object reference to
+    ``obs/__categories/NAME`` (whose ``ordered`` is R's logical, an HDF5 enum); ``var`` only
+    its names, ``column-order`` an empty array of floats. ``fixed``: the categories as
+    fixed-length byte strings instead."""
+    import h5py
+
+    text = h5py.string_dtype("ascii")  # hdf5r's character vectors (the bytes are UTF-8)
+    logical = h5py.enum_dtype({"FALSE": 0, "TRUE": 1, "NA": 2}, basetype="i1")
+
+    def strings(values: Any) -> np.ndarray:
+        return np.array([str(v).encode("utf-8") for v in values], dtype=object)
+
+    header = b"AnnData (format-version=0.1.0;creator=MuDataSeurat.r;creator-version=0.0.0.9000)"
+    with h5py.File(path, "w", userblock_size=512) as f:
+        f["X"] = _x(len(obs))
+        group = f.create_group("obs")
+        group.create_dataset("_index", data=strings(obs.index), dtype=text)
+        for name, series in obs.items():
+            if isinstance(series.dtype, pd.CategoricalDtype):
+                levels = strings(series.cat.categories)
+                codes = series.cat.codes.to_numpy().astype(np.int32)
+                group.create_dataset(str(name), data=codes, dtype=np.int32)
+                if fixed:
+                    data = levels.astype(bytes)
+                    level = group.create_dataset(f"__categories/{name}", data=data)
+                else:
+                    level = group.create_dataset(f"__categories/{name}", data=levels, dtype=text)
+                level.attrs.create("ordered", 0, dtype=logical)
+                group[str(name)].attrs["categories"] = level.ref
+            elif series.dtype == object:
+                group.create_dataset(str(name), data=strings(series), dtype=text)
+            else:
+                group[str(name)] = series.to_numpy()
+        _attrs_0_1_0(group, np.array([str(c).encode() for c in obs.columns], dtype=object))
+        var = f.create_group("var")
+        var.create_dataset("_index", data=strings(["g0", "g1", "g2"]), dtype=text)
+        _attrs_0_1_0(var, np.zeros(0, dtype=np.float64))
+    with open(path, "r+b") as file:
+        file.write(header)
+    return path
+
+
+def _attrs_0_1_0(group: Any, column_order: np.ndarray) -> None:
+    import h5py
+
+    text = h5py.string_dtype("ascii")
+    group.attrs.create("_index", b"_index", dtype=text)
+    group.attrs.create("encoding-type", b"dataframe", dtype=text)
+    group.attrs.create("encoding-version", b"0.1.0", dtype=text)
+    if column_order.dtype == object:
+        group.attrs.create("column-order", column_order, dtype=text)
+    else:
+        group.attrs.create("column-order", column_order)

@@ -1,11 +1,16 @@
 """AnnData files in every layout anndata has written (h5ad: current, compressed, 0.7, before
-0.7; zarr: format 2 and 3, a directory or a zip, the 0.7 layout) give the same labels to the
-command line (a subprocess), read_contingency and evaluate_adata, and scikit-learn's scores on
-them; only the obs columns asked for are read (never X); what is not an AnnData file is one
-clear line naming it."""
+0.7; zarr: format 2 and 3, a directory or a zip, the 0.7 layout) and in those of writers
+outside anndata that anndata reads (the 0.7 layout without encoding attributes, MuDataSeurat's
+with text as bytes) give the same labels to the command line (a subprocess), read_contingency
+and evaluate_adata, and scikit-learn's scores on them (and on anndata's own reading of them);
+only the obs columns asked for are read (never X); what is not an AnnData file is one clear
+line naming it. A file is data, never code: what would make a reader run code or read
+another file is refused, one line, before anything is decoded."""
 
+import base64
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -16,10 +21,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from anndata_layouts import write_h5ad_0_7, write_h5ad_before_0_7, write_zarr_0_7
+from anndata_layouts import (
+    write_h5ad_0_7,
+    write_h5ad_before_0_7,
+    write_h5ad_mudataseurat,
+    write_h5ad_without_encoding,
+    write_zarr_0_7,
+)
 from sklearn import metrics as sk
 
 import fastcluster_metrics as fcm
+from fastcluster_metrics._io import errors
 from fastcluster_metrics._io import readers as _readers
 
 h5py = pytest.importorskip("h5py")
@@ -108,8 +120,17 @@ WRITERS = {
     "h5ad-0.7": lambda d, obs: write_h5ad_0_7(d / "cells.h5ad", obs),
     "h5ad-before-0.7": lambda d, obs: write_h5ad_before_0_7(d / "cells.h5ad", obs),
     "zarr-0.7": lambda d, obs: write_zarr_0_7(d / "cells.zarr", obs),
+    "h5ad-no-encoding": lambda d, obs: write_h5ad_without_encoding(d / "cells.h5ad", obs),
+    "h5ad-mudataseurat": lambda d, obs: write_h5ad_mudataseurat(d / "cells.h5ad", obs),
+    "h5ad-mudataseurat-fixed": lambda d, obs: write_h5ad_mudataseurat(
+        d / "cells.h5ad", obs, fixed=True
+    ),
 }
 NEEDS_ZARR = {"zarr-v2", "zarr-v3", "zarr-zip", "zarr-0.7"}
+OTHER_WRITERS = ("h5ad-no-encoding", "h5ad-mudataseurat", "h5ad-mudataseurat-fixed")
+"""Layouts of writers outside anndata, which anndata reads."""
+LEGACY = ("h5ad-0.7", "h5ad-before-0.7", "zarr-0.7", *OTHER_WRITERS)
+"""Layouts without the columns only anndata 0.8 and later write."""
 
 
 @pytest.fixture(scope="module", params=list(WRITERS))
@@ -119,9 +140,9 @@ def written(request, tmp_path_factory):
         pytest.importorskip("zarr")
     obs = _obs()
     path = WRITERS[request.param](tmp_path_factory.mktemp(request.param), obs)
-    return path, obs if request.param in ("h5ad-0.7", "h5ad-before-0.7", "zarr-0.7") else _nullable(
-        obs
-    )
+    if request.param.startswith("h5ad-mudataseurat"):  # R's factor levels are text
+        obs = obs.apply(lambda c: c.cat.rename_categories(str) if c.dtype == "category" else c)
+    return path, obs if request.param in LEGACY else _nullable(obs)
 
 
 def _present(truth, pred):
@@ -177,13 +198,13 @@ def test_evaluate_adata_given_the_path(written):
     assert list(got.index) == ["leiden", "louvain"]
 
 
-def _cli(*args, cwd=None):
+def _cli(*args, cwd=None, env=None):
     return subprocess.run(
         [sys.executable, "-m", "fastcluster_metrics", *map(str, args)],
         capture_output=True,
         text=True,
         cwd=cwd,
-        env=dict(os.environ, MPLBACKEND="Agg"),
+        env=dict(os.environ, MPLBACKEND="Agg", **(env or {})),
         timeout=120,
     )
 
@@ -260,6 +281,198 @@ def test_anndata_reads_the_old_layouts_as_written(tmp_path):
             assert back[name].astype(str).tolist() == obs[name].astype(str).tolist(), name
             if isinstance(obs[name].dtype, pd.CategoricalDtype):
                 assert isinstance(back[name].dtype, pd.CategoricalDtype), name
+
+
+# --- writers outside anndata: anndata is the oracle ----------------------------------------------
+
+
+def _anndata_obs(path):
+    """obs as anndata reads it (its warnings about old formats aside)."""
+    anndata = _anndata()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return anndata.read_h5ad(path).obs
+
+
+def _as_text(values):
+    """Labels as text: bytes (text anndata shows as ``b'B'``) decoded as UTF-8, missing as
+    None."""
+    return [
+        None if pd.isna(v) else v.decode("utf-8") if isinstance(v, bytes) else str(v)
+        for v in values
+    ]
+
+
+def _labels(values):
+    """Labels for scikit-learn: missing ones one more label (``missing="cluster"``)."""
+    return np.array(["<missing>" if v is None else v for v in _as_text(values)], dtype=object)
+
+
+def _stamped(path, target):
+    """A copy of a file of the 0.7 layout without encoding attributes, with them: anndata
+    reads its categorical columns as categoricals (as anndata 0.7 read the file itself)."""
+    shutil.copy(path, target)
+    with h5py.File(target, "r+") as f:
+        f["obs"].attrs.update({"encoding-type": "dataframe", "encoding-version": "0.1.0"})
+    return target
+
+
+@pytest.mark.parametrize("layout", OTHER_WRITERS)
+def test_the_layouts_of_other_writers_are_read_as_anndata_reads_them(tmp_path, layout):
+    obs = _obs()
+    path = WRITERS[layout](tmp_path, obs)
+    theirs = _anndata_obs(path)
+    names = [str(c) for c in obs.columns]
+    ours = next(_readers.open_file(path).batches(["obs_names", *names], 1))
+    if layout == "h5ad-no-encoding":
+        # anndata reads obs element by element: the cell names a column, categoricals their
+        # codes; told it is a dataframe, it follows the categories' references
+        assert _as_text(ours["obs_names"]) == _as_text(theirs["_index"])
+        categorical = _anndata_obs(_stamped(path, tmp_path / "stamped.h5ad"))
+        for name in names:
+            assert _as_text(ours[name]) == _as_text(categorical[name]), name
+            if isinstance(ours[name].dtype, pd.CategoricalDtype):
+                assert ours[name].cat.codes.tolist() == theirs[name].tolist(), name
+    else:  # MuDataSeurat's: text as bytes (variable-length; anndata decodes fixed-length)
+        shown = theirs["cell_type"].cat.categories[0]
+        assert isinstance(shown, bytes) == (layout == "h5ad-mudataseurat")
+        assert _as_text(ours["obs_names"]) == _as_text(theirs.index)
+        for name in names:
+            assert _as_text(ours[name]) == _as_text(theirs[name]), name
+            if isinstance(theirs[name].dtype, pd.CategoricalDtype):
+                got = list(ours[name].cat.categories)
+                assert got == _as_text(theirs[name].cat.categories), name
+    # the scores: scikit-learn's of the columns as anndata reads them
+    preds = ["leiden", "louvain", "phase", "n_genes"]
+    truth = _labels(theirs["cell_type"])
+    for pred in preds:
+        labels = _labels(theirs[pred])
+        table = fcm.read_contingency(path, "cell_type", pred, missing="cluster", progress=False)
+        assert table.n == N
+        assert table.adjusted_rand_score() == pytest.approx(
+            sk.adjusted_rand_score(truth, labels), abs=1e-12
+        )
+        assert table.v_measure_score() == pytest.approx(
+            sk.v_measure_score(truth, labels), abs=1e-12
+        )
+    frame = fcm.evaluate_adata(path, "cell_type", preds, ["ARI", "AMI"], missing="cluster")
+    result = _cli(
+        path,
+        "--truth",
+        "cell_type",
+        *(a for p in preds for a in ("--pred", p)),
+        *("--missing", "cluster", "--metrics", "ARI,AMI", "--format", "json"),
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    doc = json.loads(result.stdout)["predictions"]
+    for pred in preds:
+        labels = _labels(theirs[pred])
+        ari = sk.adjusted_rand_score(truth, labels)
+        ami = sk.adjusted_mutual_info_score(truth, labels)
+        assert frame.loc[pred, "adjusted_rand_score"] == pytest.approx(ari, abs=1e-12)
+        assert frame.loc[pred, "adjusted_mutual_info_score"] == pytest.approx(ami, abs=1e-10)
+        assert doc[pred]["scores"]["adjusted_rand_score"] == pytest.approx(ari, abs=1e-12)
+        assert doc[pred]["scores"]["adjusted_mutual_info_score"] == pytest.approx(ami, abs=1e-10)
+
+
+def _utf8_obs():
+    """Labels beyond ASCII, as R writes them (UTF-8 bytes in strings it calls ASCII)."""
+    return pd.DataFrame(
+        {
+            "cell_type": pd.Categorical(["Müller glia", "γδ T", "B", "γδ T", None, "B"]),
+            "donor": ["Zoë", "Zoë", "Ana", "Ana", "Ana", "Zoë"],
+            "leiden": pd.Categorical([0, 1, 1, 1, 2, 0]),
+        },
+        index=[f"c{i}" for i in range(6)],
+    )
+
+
+@pytest.mark.parametrize("fixed", [False, True], ids=["variable", "fixed"])
+def test_text_as_bytes_is_read_as_utf8(tmp_path, fixed):
+    obs = _utf8_obs()
+    path = write_h5ad_mudataseurat(tmp_path / "cells.h5ad", obs, fixed=fixed)
+    ours = next(_readers.open_file(path).batches(["cell_type", "donor"], 1))
+    assert _as_text(ours["cell_type"]) == _as_text(obs["cell_type"])
+    assert _as_text(ours["donor"]) == list(obs["donor"])
+    assert list(ours["cell_type"].cat.categories) == ["B", "Müller glia", "γδ T"]
+    if not fixed:  # anndata shows bytes (and cannot read fixed-length ones beyond ASCII)
+        theirs = _anndata_obs(path)
+        assert _as_text(ours["cell_type"]) == _as_text(theirs["cell_type"])
+        assert _as_text(ours["donor"]) == _as_text(theirs["donor"])
+    table = fcm.read_contingency(path, "cell_type", "donor", missing="drop")
+    assert list(table.classes) == ["B", "Müller glia", "γδ T"]
+    assert list(table.clusters) == ["Ana", "Zoë"]
+
+
+# --- what cannot be read: one line that names the file and the column ------------------------
+
+
+def _unreadable(root):
+    """(file, the message after ``cannot read FILE as h5ad: ``) of files in the layouts of
+    other writers that cannot be read."""
+    cases = []
+    obs = _obs().iloc[:6]
+    path = write_h5ad_mudataseurat(root / "na_codes.h5ad", obs)
+    with h5py.File(path, "r+") as f:  # R's NA as a code (MuDataSeurat before its fix)
+        f["obs/cell_type"][3] = np.iinfo(np.int32).min
+    cases.append(
+        (
+            "na_codes.h5ad",
+            "obs column 'cell_type': a categorical code -2147483648, below -1 (the code of a"
+            " missing label)",
+        )
+    )
+    path = write_h5ad_mudataseurat(root / "latin1.h5ad", obs)
+    with h5py.File(path, "r+") as f:
+        del f["obs/phase"]
+        text = h5py.string_dtype("ascii")
+        f["obs"].create_dataset("phase", data=np.array([b"G\xe9"] * 6, dtype=object), dtype=text)
+    cases.append(("latin1.h5ad", "obs column 'phase': text that is not UTF-8 ("))
+    path = write_h5ad_without_encoding(root / "no_order.h5ad", obs)
+    with h5py.File(path, "r+") as f:
+        del f["obs"].attrs["column-order"]
+    cases.append(
+        (
+            "no_order.h5ad",
+            "obs is not a dataframe (a group without encoding attributes, and without"
+            " 'column-order')",
+        )
+    )
+    path = write_h5ad_without_encoding(root / "group.h5ad", obs)
+    with h5py.File(path, "r+") as f:
+        del f["obs/phase"]
+        f["obs"].create_group("phase")["values"] = np.arange(6)
+    cases.append(
+        (
+            "group.h5ad",
+            "obs column 'phase': a group without an encoding; label columns are arrays,"
+            " categoricals or nullable arrays",
+        )
+    )
+    path = write_h5ad_without_encoding(root / "two_refs.h5ad", obs)
+    with h5py.File(path, "r+") as f:
+        ref = f["obs/__categories/cell_type"].ref
+        f["obs/cell_type"].attrs["categories"] = np.array([ref, ref], dtype=h5py.ref_dtype)
+    cases.append(
+        ("two_refs.h5ad", "obs column 'cell_type': its categories attribute holds 2 references")
+    )
+    return cases
+
+
+def test_what_other_writers_leave_unreadable_is_one_clear_line(tmp_path):
+    for name, message in _unreadable(tmp_path):
+        path = tmp_path / name
+        pred = "cell_type" if "cell_type" not in message else "leiden"
+        truth = "phase" if "'phase'" in message else "cell_type"
+        result = _cli(name, "--truth", truth, "--pred", pred, cwd=tmp_path)
+        assert result.returncode == 1, name
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert result.stderr.startswith(
+            f"fastcluster-metrics: error: cannot read {name} as h5ad: {message}"
+        ), result.stderr
+        with pytest.raises(ValueError) as error:
+            fcm.read_contingency(path, truth, pred, missing="drop", progress=False)
+        assert str(error.value).startswith(f"cannot read {path} as h5ad: {message}"), error.value
 
 
 # --- only what is asked for --------------------------------------------------------------------
@@ -474,3 +687,347 @@ def test_nullable_text_with_missing_values(tmp_path):
     assert labels.isna().tolist() == [False, True, False, False]
     table = fcm.read_contingency(path, "cell_type", "donor", missing="drop")
     assert (list(table.classes), table.to_numpy().tolist()) == (["B", "T"], [[1, 0], [0, 2]])
+
+
+# --- a file is data, never code ------------------------------------------------------------------
+
+
+class _Payload:
+    """Unpickled, it makes a directory: the proof that a reader ran code its file carried."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+def _write_json(path, document):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document))
+
+
+def _zarr_v2(store, leiden, chunk, *, consolidated=None):
+    """A zarr format 2 store written by hand: obs of three cells (encoding dataframe 0.2.0),
+    ``cell_type`` plain fixed-width text, ``leiden`` of the metadata ``leiden`` with the chunk
+    ``chunk``; ``consolidated``: a ``.zmetadata`` whose leiden is that metadata instead."""
+    documents = {
+        ".zgroup": {"zarr_format": 2},
+        "obs/.zgroup": {"zarr_format": 2},
+        "obs/.zattrs": {
+            "encoding-type": "dataframe",
+            "encoding-version": "0.2.0",
+            "_index": "_index",
+            "column-order": ["cell_type", "leiden"],
+        },
+    }
+    chunks = {}
+    for key, values in (("_index", ["c0", "c1", "c2"]), ("cell_type", ["B", "T", "B"])):
+        array = np.array(values, dtype="<U2")
+        documents[f"obs/{key}/.zarray"] = {
+            **{"zarr_format": 2, "shape": [3], "chunks": [3], "dtype": array.dtype.str},
+            **{"compressor": None, "filters": None, "fill_value": None, "order": "C"},
+        }
+        chunks[f"obs/{key}/0"] = array.tobytes()
+    documents["obs/leiden/.zarray"] = {
+        **{"zarr_format": 2, "shape": [3], "chunks": [3], "compressor": None, "filters": None},
+        **{"fill_value": None, "order": "C", **leiden},
+    }
+    chunks["obs/leiden/0"] = chunk
+    for key, document in documents.items():
+        _write_json(store / key, document)
+    for key, data in chunks.items():
+        (store / key).write_bytes(data)
+    if consolidated is not None:
+        claimed = {**documents, "obs/leiden/.zarray": {**documents["obs/leiden/.zarray"]}}
+        claimed["obs/leiden/.zarray"].update(consolidated)
+        _write_json(store / ".zmetadata", {"zarr_consolidated_format": 1, "metadata": claimed})
+    return store
+
+
+def _zarr_v3(store, codecs, chunk):
+    """A zarr format 3 store written by hand: obs of three cells, ``cell_type`` integers,
+    ``leiden`` stored with ``codecs`` and the chunk ``chunk``."""
+    _write_json(store / "zarr.json", {"zarr_format": 3, "node_type": "group", "attributes": {}})
+    attributes = {
+        "encoding-type": "dataframe",
+        "encoding-version": "0.2.0",
+        "_index": "_index",
+        "column-order": ["cell_type", "leiden"],
+    }
+    _write_json(
+        store / "obs/zarr.json",
+        {"zarr_format": 3, "node_type": "group", "attributes": attributes},
+    )
+    little = [{"name": "bytes", "configuration": {"endian": "little"}}]
+    for key, array_codecs, data in (
+        ("_index", little, np.arange(3, dtype="<i8").tobytes()),
+        ("cell_type", little, np.array([0, 1, 0], dtype="<i8").tobytes()),
+        ("leiden", codecs, chunk),
+    ):
+        _write_json(
+            store / f"obs/{key}/zarr.json",
+            {
+                **{"zarr_format": 3, "node_type": "array", "shape": [3], "data_type": "int64"},
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [3]}},
+                "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+                **{"fill_value": 0, "codecs": array_codecs, "attributes": {}},
+            },
+        )
+        (store / f"obs/{key}/c").mkdir()
+        (store / f"obs/{key}/c/0").write_bytes(data)
+    return store
+
+
+def _hostile(name, store, marker):
+    """A zarr store whose obs column leiden names numcodecs' pickle codec, its chunk (or its
+    fill value) a pickle that makes ``marker``; and the codec as the store names it."""
+    payload = pickle.dumps(_Payload(marker))
+    encoded = base64.standard_b64encode(payload).decode()
+    pickled = [{"id": "pickle", "protocol": 5}]
+    honest = {"dtype": "<i8"}
+    little = {"name": "bytes", "configuration": {"endian": "little"}}
+    if name == "v2 object codec":  # object arrays: the object codec is the first filter
+        return _zarr_v2(store, {"dtype": "|O", "filters": pickled}, payload), "pickle"
+    if name == "v2 compressor":
+        return _zarr_v2(store, {"dtype": "<i8", "compressor": pickled[0]}, payload), "pickle"
+    if name == "v2 fill value":  # zarr 2 decodes it as it opens the array
+        leiden = {"dtype": [["a", "|O"]], "filters": pickled, "fill_value": encoded}
+        return _zarr_v2(store, leiden, payload), "pickle"
+    if name == "v2 consolidated":  # the array's own metadata honest, the store's not
+        data = np.array([0, 1, 1], dtype="<i8").tobytes()
+        claimed = {"dtype": "|O", "filters": pickled}
+        return _zarr_v2(store, honest, data, consolidated=claimed), "pickle"
+    if name == "v2 zipped":
+        _zarr_v2(store, {"dtype": "|O", "filters": pickled}, payload)
+        return _zip(store, store.with_name("cells.zarr.zip")), "pickle"
+    if name == "v3 codec":
+        return _zarr_v3(store, [{"name": "numcodecs.pickle"}], payload), "numcodecs.pickle"
+    assert name == "v3 shard"
+    shard = {
+        "name": "sharding_indexed",
+        "configuration": {
+            "chunk_shape": [3],
+            "codecs": [little, {"name": "numcodecs.pickle", "configuration": {}}],
+            "index_codecs": [little, {"name": "crc32c"}],
+            "index_location": "end",
+        },
+    }
+    return _zarr_v3(store, [shard], payload), "numcodecs.pickle"
+
+
+HOSTILE = [
+    "v2 object codec",
+    "v2 compressor",
+    "v2 fill value",
+    "v2 consolidated",
+    "v2 zipped",
+    "v3 codec",
+    "v3 shard",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_zarr_codec_that_runs_code_is_refused_before_decoding(tmp_path, monkeypatch, name):
+    """Even where numcodecs would unpickle (before 0.15.2, and 0.16.0 to 0.16.5; here by its
+    opt-in), the pickle codec is refused before zarr opens the array; nothing runs."""
+    pytest.importorskip("zarr")
+    numcodecs = pytest.importorskip("numcodecs")
+    monkeypatch.setattr(numcodecs.pickles, "ALLOW_UNSAFE_PICKLE_DECODE", True, raising=False)
+    marker = tmp_path / "the payload ran"
+    path, codec = _hostile(name, tmp_path / "cells.zarr", marker)
+    message = (
+        f"{path}: obs column 'leiden' is stored with the codec {codec!r} (obs/leiden), which"
+        " could run code when decoded; refusing to read it"
+    )
+    for read in (
+        lambda: fcm.read_contingency(path, "cell_type", "leiden", progress=False),
+        lambda: fcm.evaluate_adata(path, "cell_type", "leiden", ["ARI"]),
+        lambda: next(_readers.open_file(path).batches(["leiden"], 1)),
+    ):
+        with pytest.raises(ValueError) as error:
+            read()
+        assert not marker.exists(), "the payload ran"
+        assert isinstance(error.value, errors.UnsafeFileError)
+        assert str(error.value) == message
+    # the command line, with numcodecs' opt-in to unpickling set
+    unsafe = {"NUMCODECS_ALLOW_UNSAFE_PICKLE_DECODE": "1"}
+    result = _cli(path, "--truth", "cell_type", "--pred", "leiden", env=unsafe)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"fastcluster-metrics: error: {message}\n"
+    assert not marker.exists()
+    if name != "v2 consolidated":  # (zarr 3 parses all of it as it opens the store)
+        # the columns not asked for are read
+        assert fcm.read_contingency(path, "cell_type", "obs_names", progress=False).n == 3
+
+
+# (zarr warns that numcodecs' codecs are not in the zarr format 3 specification)
+@pytest.mark.filterwarnings("ignore:Numcodecs codecs are not in the Zarr version 3")
+def test_the_codecs_zarr_users_choose_are_read(tmp_path):
+    """Not every codec but pickle is refused: compressors, checksums and filters of zarr and
+    numcodecs, sharded or not, are read."""
+    zarr = pytest.importorskip("zarr")
+    numcodecs = pytest.importorskip("numcodecs")
+    numbers = pytest.importorskip("zarr.codecs.numcodecs")
+    obs = _obs()
+    leiden = obs["leiden"].cat.codes.to_numpy().astype("i8")
+    truth = obs["phase"].cat.codes.to_numpy()
+    v2 = {
+        "gzip": {"compressors": numcodecs.GZip(5), "filters": [numcodecs.Delta("<i8")]},
+        "lz4": {"compressors": numcodecs.LZ4(), "filters": [numcodecs.Shuffle(8)]},
+        "zlib": {"compressors": numcodecs.Zlib(1), "filters": None},
+        "bz2": {"compressors": numcodecs.BZ2(), "filters": None},
+    }
+    v3 = {
+        "gzip": {"compressors": zarr.codecs.GzipCodec(), "filters": None},
+        "crc32c": {"compressors": [zarr.codecs.ZstdCodec(), zarr.codecs.Crc32cCodec()]},
+        "numcodecs.zlib": {"compressors": numbers.Zlib(level=1), "filters": None},
+        "shards": {"compressors": zarr.codecs.BloscCodec(), "shards": (200,), "chunks": (50,)},
+    }
+    for zarr_format, settings in ((2, v2), (3, v3)):
+        for name, options in settings.items():
+            path = tmp_path / f"v{zarr_format}-{name}.zarr"
+            root = zarr.open_group(str(path), mode="w", zarr_format=zarr_format)
+            group = root.create_group("obs")
+            group.attrs.update(
+                {
+                    "encoding-type": "dataframe",
+                    "encoding-version": "0.2.0",
+                    "_index": "_index",
+                    "column-order": ["phase", "leiden"],
+                }
+            )
+            group.create_array("_index", data=np.arange(N))
+            group.create_array("phase", data=truth)
+            group.create_array("leiden", data=leiden, **options)
+            table = fcm.read_contingency(path, "phase", "leiden", progress=False)
+            assert table.adjusted_rand_score() == pytest.approx(
+                sk.adjusted_rand_score(truth, leiden), abs=1e-12
+            ), path.name
+
+
+def _h5ad_vectors(root):
+    """(file, its obs column, what the message says of it) of .h5ad files that would have a
+    reader follow a reference out of obs, or read another file."""
+    cases = []
+    obs = _obs()
+    with h5py.File(root / "other.h5", "w") as f:
+        f["values"] = np.arange(N)
+    np.arange(N, dtype="<i8").tofile(root / "raw.bin")
+
+    def case(name, column, said, change):
+        path = write_h5ad_0_7(root / name, obs)
+        with h5py.File(path, "r+") as f:
+            change(f)
+        cases.append((name, column, said))
+
+    def outside(f):  # categories that are not obs's: anndata would follow it anywhere
+        f["uns/cell_type_categories"] = np.array([b"x", b"y", b"z", b"u", b"v"])
+        f["obs/cell_type"].attrs["categories"] = f["uns/cell_type_categories"].ref
+
+    case(
+        "outside.h5ad",
+        "cell_type",
+        "refers to /uns/cell_type_categories for its categories, outside /obs; refusing to"
+        " follow it",
+        outside,
+    )
+
+    def region(f):
+        categories = f["obs/__categories/cell_type"]
+        f["obs/cell_type"].attrs["categories"] = categories.regionref[0:2]
+
+    case(
+        "region.h5ad",
+        "cell_type",
+        "has a region reference for its categories (anndata writes an object reference to an"
+        " element of obs); refusing to follow it",
+        region,
+    )
+
+    def external_link(f):
+        del f["obs/n_genes"]
+        f["obs/n_genes"] = h5py.ExternalLink("other.h5", "/values")
+
+    case(
+        "link.h5ad",
+        "n_genes",
+        "is a link to /values in another file (other.h5, from obs/n_genes); refusing to follow it",
+        external_link,
+    )
+
+    def soft_link(f):  # to an external link: h5py would follow both
+        f["elsewhere"] = h5py.ExternalLink("other.h5", "/values")
+        del f["obs/n_genes"]
+        f["obs/n_genes"] = h5py.SoftLink("/elsewhere")
+
+    case(
+        "soft.h5ad",
+        "n_genes",
+        "is in another file (…other.h5, from obs/n_genes); refusing to read it",
+        soft_link,
+    )
+
+    def external_storage(f):
+        del f["obs/n_genes"]
+        f.create_dataset("obs/n_genes", (N,), "<i8", external=[("raw.bin", 0, 8 * N)])
+
+    case(
+        "external.h5ad",
+        "n_genes",
+        "keeps its data in other files (raw.bin, for obs/n_genes); refusing to read them",
+        external_storage,
+    )
+
+    def virtual(f):
+        layout = h5py.VirtualLayout(shape=(N,), dtype="<i8")
+        layout[:] = h5py.VirtualSource("other.h5", "values", shape=(N,))
+        del f["obs/n_genes"]
+        f.create_virtual_dataset("obs/n_genes", layout)
+
+    case(
+        "virtual.h5ad",
+        "n_genes",
+        "is a virtual dataset (obs/n_genes: its data is mapped from other datasets or files);"
+        " refusing to read it",
+        virtual,
+    )
+    return cases
+
+
+def _told(text, expected):
+    """Whether ``text`` is ``expected``, where a ``…`` in it stands for any text (a path)."""
+    start, _, end = expected.partition("…")
+    return text.startswith(start) and text.endswith(end) if _ else text == expected
+
+
+def test_an_h5ad_reference_or_link_out_of_obs_is_refused(tmp_path):
+    for name, column, said in _h5ad_vectors(tmp_path):
+        path = tmp_path / name
+        other = "leiden" if column != "leiden" else "phase"
+        with pytest.raises(ValueError) as error:
+            fcm.read_contingency(path, column, other, missing="drop", progress=False)
+        assert isinstance(error.value, errors.UnsafeFileError)
+        assert _told(str(error.value), f"{path}: obs column {column!r} {said}"), error.value
+        result = _cli(name, "--truth", other, "--pred", column, "--missing", "drop", cwd=tmp_path)
+        assert (result.returncode, result.stdout) == (1, ""), name
+        expected = f"fastcluster-metrics: error: {name}: obs column {column!r} {said}\n"
+        assert _told(result.stderr, expected), result.stderr
+        # the other columns are read
+        assert fcm.read_contingency(path, "phase", other, progress=False).n == N
+
+
+def test_a_zarr_categories_path_out_of_obs_is_refused(tmp_path):
+    """The 0.7 layout in zarr: a categorical column's ``categories`` is a path from obs; one
+    that leaves obs is not followed (zarr refuses ``..`` too, in its own words)."""
+    zarr = pytest.importorskip("zarr")
+    path = write_zarr_0_7(tmp_path / "cells.zarr", _obs())
+    root = zarr.open_group(str(path), mode="r+")
+    root.create_group("uns").create_array("cats", data=np.array(["x", "y", "z", "u", "v"]))
+    root["obs/cell_type"].attrs["categories"] = "../uns/cats"
+    with pytest.raises(errors.UnsafeFileError) as error:
+        fcm.read_contingency(path, "cell_type", "leiden", missing="drop", progress=False)
+    assert str(error.value) == (
+        f"{path}: obs column 'cell_type' refers to '../uns/cats', which is not inside /obs;"
+        " refusing to follow it"
+    )

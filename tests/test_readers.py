@@ -9,6 +9,7 @@ import gzip
 import io
 import json
 import lzma
+import os
 import pickle
 import re
 import subprocess
@@ -908,3 +909,89 @@ def test_read_ahead_raises_the_readers_error_in_order_and_stops_with_its_caller(
     ahead.close()
     assert not any(t.name == "fastcluster_metrics read-ahead" for t in threading.enumerate())
     assert finished.is_set()  # the stream was closed (its files with it)
+
+
+# --- a file is data, never code ------------------------------------------------------------------
+
+
+class _Payload:
+    """Unpickled, it makes a directory: the proof that a reader ran code its file carried."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".arrow", ".arrows"])
+def test_a_pickled_arrow_extension_type_is_never_unpickled(tmp_path, suffix):
+    """A column of pyarrow's old extension type ``arrow.py_extension_type`` carries a pickle
+    in its field's metadata, which pyarrow before 14.0.1 unpickled as it read the schema
+    (CVE-2023-47248). pyarrow unpickles only the extension types registered in the process:
+    since 14.0.1 that one is not (it refuses it, and since 21 it is gone: the column is read as
+    its storage). Nothing runs."""
+    marker = tmp_path / "the payload ran"
+    metadata = {
+        b"ARROW:extension:name": b"arrow.py_extension_type",
+        b"ARROW:extension:metadata": pickle.dumps(_Payload(marker)),
+    }
+    truth, pred = ["B", "T", "B", "NK", "T"], [0, 1, 0, 2, 1]
+    schema = pa.schema(
+        [pa.field("cell_type", pa.string()), pa.field("leiden", pa.int64(), metadata=metadata)]
+    )
+    table = pa.table([pa.array(truth), pa.array(pred)], schema=schema)
+    path = tmp_path / f"cells{suffix}"
+    if suffix == ".parquet":
+        pq.write_table(table, path)
+    elif suffix == ".arrows":
+        with ipc.new_stream(path, table.schema) as writer:
+            writer.write_table(table)
+    else:
+        feather.write_feather(table, path)
+    if hasattr(pa, "PyExtensionType"):  # pyarrow 14.0.1 to 20: refused, one line
+        out = cli(path, "--truth", "cell_type", "--pred", "leiden")
+        assert (out.returncode, len(out.stderr.strip().splitlines())) == (1, 1), out.stderr
+    else:
+        assert_sklearn_scores(path, truth, pred)
+    assert not marker.exists()
+
+
+def test_a_pyarrow_that_unpickles_is_refused(tmp_path, frame, monkeypatch):
+    """Parquet and Arrow IPC files are not read with a pyarrow before 14.0.1 (it unpickles the
+    ``arrow.py_extension_type`` columns a file may hold); CSV, text only, is."""
+    monkeypatch.setattr(pa, "__version__", "14.0.0")
+    for name, kind in (("cells.parquet", "parquet"), ("cells.arrow", "ipc")):
+        path = write(frame, tmp_path / name)
+        with pytest.raises(ImportError) as error:
+            fcm.read_contingency(path, "cell_type", "leiden", progress=False)
+        assert isinstance(error.value, errors.MissingDependencyError)
+        assert str(error.value) == (
+            f"reading {kind} files needs pyarrow 14.0.1 or later (pyarrow 14.0.0 runs code a"
+            " file can carry, CVE-2023-47248): pip install 'fastcluster-metrics[io]'"
+        )
+    path = write(frame, tmp_path / "cells.csv")
+    assert fcm.read_contingency(path, "cell_type", "leiden", progress=False).n == N
+
+
+def test_csv_text_that_looks_like_code_is_text(tmp_path):
+    """A CSV file holds text only: labels that other programs would run (spreadsheet
+    formulas, Python, YAML tags, templates) are labels, as scikit-learn takes them."""
+    marker = tmp_path / "the payload ran"
+    code = np.array(
+        [
+            "=cmd|' /C calc'!A0",
+            f"__import__('os').mkdir('{marker}')",
+            f"!!python/object/apply:os.mkdir ['{marker}']",
+            "{{7*7}}",
+            "$(touch x)",
+        ]
+    )
+    rng = np.random.default_rng(9)
+    frame = pd.DataFrame(
+        {"cell_type": CELL_TYPES[rng.integers(0, 6, 400)], "leiden": code[rng.integers(0, 5, 400)]}
+    )
+    path = tmp_path / "cells.csv"
+    frame.to_csv(path, index=False)
+    assert_sklearn_scores(path, frame["cell_type"], frame["leiden"])
+    assert not marker.exists()

@@ -17,6 +17,7 @@ __all__ = [
     "MissingLabelsError",
     "NoFileError",
     "UnreadableFileError",
+    "UnsafeFileError",
     "WeightColumnError",
 ]
 
@@ -57,6 +58,13 @@ class MissingColumnError(FileError, KeyError):
 class UnreadableFileError(FileError, ValueError):
     """A file read without error whose content cannot be labels (text that is not UTF-8, a ZIP
     archive of several files)."""
+
+
+class UnsafeFileError(UnreadableFileError):
+    """A file that asks its reader to do more than read its data (``NAME: obs column 'x' is
+    stored with the codec 'pickle', which could run code when decoded; refusing to read
+    it``): a codec that can run code, a reference or link that leads out of where it should,
+    data kept in another file. Refused before anything is decoded."""
 
 
 class EncodingError(UnreadableFileError):

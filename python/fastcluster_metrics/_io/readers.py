@@ -18,8 +18,9 @@ reads the next batch on a thread of its own while the caller counts this one:
   the dictionary pages, as Arrow dictionaries), optionally of some row groups only.
 - Arrow IPC (file or stream format) with pyarrow, in the batches it was written with.
 - AnnData files, .h5ad and zarr stores (a directory, or a ``.zarr.zip``): the ``obs`` columns
-  asked for (never ``X``), in every layout anndata has written, by ``anndata_files.py``, in
-  one batch of pandas Series; the cell names are the column ``obs_names``.
+  asked for (never ``X``), in every layout anndata has written or reads, by
+  ``anndata_files.py``, in one batch of pandas Series; the cell names are the column
+  ``obs_names``.
 
 Label columns hold text, numbers, booleans or categories: a column of nested values (struct,
 list, map, union) or of bytes is refused once its type is known, before it is counted.
@@ -31,6 +32,12 @@ an unknown format, text that is not in the file's encoding, an empty file or mis
 or corrupt, ``FileNotFoundError``, ``ImportError``). A message that suggests an option spells
 it as the caller passes it (:meth:`FileError.describe`). pyarrow, tqdm, h5py and
 zarr are imported only when a file is read.
+
+A file is data, never code: what would have its reader run code or read another file (a
+zarr codec such as numcodecs' ``pickle``, an HDF5 reference out of ``obs`` or link to another
+file) is refused before anything is decoded, :class:`UnsafeFileError` (a ``ValueError``);
+Parquet and Arrow IPC files are read only with a pyarrow that does not unpickle the
+``arrow.py_extension_type`` columns a file may hold (14.0.1 or later). CSV holds text only.
 """
 
 from __future__ import annotations
@@ -58,6 +65,7 @@ from .errors import (
     MissingDependencyError,
     NoFileError,
     UnreadableFileError,
+    UnsafeFileError,
 )
 from .formats import (
     _ANNDATA,
@@ -234,12 +242,20 @@ class DataFile:
     def _require(self) -> None:
         module, extra = _NEEDS[self.kind]
         try:
-            importlib.import_module(module)
+            library = importlib.import_module(module)
         except ImportError as e:
             raise MissingDependencyError(
                 f"reading {self.kind} files needs {module}: pip install"
                 f" 'fastcluster-metrics[{extra}]' ({e})"
             ) from e
+        if self.kind in ("parquet", "ipc") and _release(library.__version__) < (14, 0, 1):
+            # pyarrow before 14.0.1 unpickles the metadata of a column of the extension type
+            # arrow.py_extension_type as it reads the schema: code the file carries
+            raise MissingDependencyError(
+                f"reading {self.kind} files needs pyarrow 14.0.1 or later (pyarrow"
+                f" {library.__version__} runs code a file can carry, CVE-2023-47248): pip"
+                f" install 'fastcluster-metrics[{extra}]'"
+            )
 
     def _arrow_schema(self) -> Any:
         if self._schema is None:
@@ -552,6 +568,8 @@ class DataFile:
             reader = self._anndata()
             try:
                 self._obs = reader.obs_columns(self.path, self.kind)[0]
+            except reader.UnsafeElementError as e:
+                raise UnsafeFileError(f"{self.name}: {e}") from e
             except reader.AnnDataError as e:
                 raise UnreadableFileError(f"cannot read {self.name} as {self.kind}: {e}") from e
         return self._obs
@@ -561,6 +579,8 @@ class DataFile:
         reader = self._anndata()
         try:
             return dict(reader.read_obs(self.path, self.kind, columns))
+        except reader.UnsafeElementError as e:
+            raise UnsafeFileError(f"{self.name}: {e}") from e
         except reader.AnnDataError as e:
             raise UnreadableFileError(f"cannot read {self.name} as {self.kind}: {e}") from e
 
@@ -627,6 +647,11 @@ def read_again(file: DataFile, error: ColumnTypeError) -> DataFile:
     if error.column in file.text:
         raise error
     return file.as_text(error.column)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """A version's first three numbers (``"14.0.1.dev2"``: ``(14, 0, 1)``)."""
+    return tuple(int(n) for n in re.findall(r"\d+", version)[:3])
 
 
 def _size(path: Path) -> int | None:
