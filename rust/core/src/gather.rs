@@ -283,7 +283,11 @@ mod tests {
         let got = gather(&t, &a, &b, &v, None).unwrap();
         for (k, (&x, &y)) in a.iter().zip(&b).enumerate().step_by(997) {
             let i = t.rows.keys.binary_search(&x.key()).unwrap();
-            let m = a.iter().zip(&b).filter(|&(&p, &q)| p == x && q == y).count();
+            let m = a
+                .iter()
+                .zip(&b)
+                .filter(|&(&p, &q)| p == x && q == y)
+                .count();
             assert_eq!(got[k], (m * 1000 + i) as f64);
         }
         let other: Vec<u16> = b.iter().map(|&y| if y == 100 { 111 } else { y }).collect();
