@@ -11,11 +11,14 @@ from ._io.anndata import (
     element_consistency_adata,
     evaluate_adata,
     per_sample_adata,
+    score_levels_adata,
 )
 from ._io.stream import ContingencyAccumulator, read_contingency
 from ._many.compare import compare_many, pairwise
 from ._many.consistency import element_agreement, element_consistency
 from ._many.dendrogram import score_dendrogram
+from ._many.hierarchy import hierarchical_precision_recall_f, mean_tree_distance
+from ._many.levels import score_levels
 from ._many.uncertainty import (
     BootstrapResult,
     PermutationResult,
@@ -110,8 +113,10 @@ __all__ = [
     "evaluate_adata",
     "fowlkes_mallows_score",
     "group_tables",
+    "hierarchical_precision_recall_f",
     "homogeneity_completeness_v_measure",
     "homogeneity_score",
+    "mean_tree_distance",
     "mutual_info_score",
     "normalized_mutual_info_score",
     "num_threads",
@@ -124,6 +129,8 @@ __all__ = [
     "rand_score",
     "read_contingency",
     "score_dendrogram",
+    "score_levels",
+    "score_levels_adata",
     "v_measure_score",
 ]
 __all__ += _functions.__all__

@@ -28,6 +28,7 @@ __all__ = [
     "element_consistency_adata",
     "evaluate_adata",
     "per_sample_adata",
+    "score_levels_adata",
 ]
 
 
@@ -243,3 +244,83 @@ def element_consistency_adata(
     names = find_columns(obs.columns, pred, "pred")
     values = element_consistency({n: obs[n] for n in names}, weights=weights)
     return _write(obs, key, values)
+
+
+@public
+def score_levels_adata(
+    adata: Any,
+    levels: Iterable[str],
+    pred: str | Iterable[str],
+    *,
+    metrics: Iterable[str] | str | None = None,
+    missing: str = "raise",
+) -> Any:
+    """:func:`score_levels` of ``adata.obs`` columns: annotation levels against clusterings.
+
+    Parameters
+    ----------
+    adata
+        An AnnData (only ``adata.obs`` is read), a pandas DataFrame of labels, or the path of
+        an AnnData file (.h5ad, zarr store), of which only the columns asked for are read.
+    levels
+        The columns of the reference levels, coarse to fine (``["celltype.l1",
+        "celltype.l2", "celltype.l3"]``); each must be coarser than the next.
+    pred
+        The column of predicted clusters; or several: a list of names, or shell-style patterns
+        such as ``"leiden_*"``.
+    metrics, missing
+        As :func:`score_levels`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        For one column named (no pattern), one row per level, indexed by the level's column;
+        for a list or a pattern (even one that matches one column), one row per (prediction,
+        level), as :func:`score_levels` gives for several predictions.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import fastcluster_metrics as fcm
+    >>> obs = pd.DataFrame({
+    ...     "celltype.l1": ["T", "T", "T", "B"],
+    ...     "celltype.l2": ["CD4 T", "CD8 T", "CD8 T", "B"],
+    ...     "leiden": pd.Categorical(["0", "1", "1", "2"]),
+    ... })
+    >>> fcm.score_levels_adata(obs, ["celltype.l1", "celltype.l2"], "leiden", metrics="ARI")
+                 adjusted_rand_score
+    level
+    celltype.l1             0.333333
+    celltype.l2             1.000000
+    """
+    from .._many.levels import score_levels
+
+    func = "score_levels_adata"
+    if isinstance(levels, str):
+        raise TypeError(
+            f"{func} takes levels as a list of column names, coarse to fine; got {levels!r}"
+        )
+    one = isinstance(pred, str) and not any(ch in pred for ch in "*?[")
+    if isinstance(adata, (str, os.PathLike)):
+        file = open_file(adata)
+        if file.streamed:
+            raise ValueError(
+                f"{func} reads AnnData files (.h5ad, .zarr); {file.name} is {file.kind}:"
+                " read its columns and use score_levels"
+            )
+        level_names = file.find(list(levels), "levels", patterns=False)
+        names = file.find(pred, "pred")
+        columns = next(file.batches(list(dict.fromkeys([*level_names, *names])), 1))
+    else:
+        obs = getattr(adata, "obs", adata)
+        if not (hasattr(obs, "columns") and hasattr(obs, "__getitem__")):
+            raise TypeError(
+                f"{func} takes an AnnData (its .obs is read), a pandas DataFrame or the path"
+                f" to an .h5ad file or zarr store; got {type(adata).__name__}"
+            )
+        level_names = find_columns(obs.columns, list(levels), "levels", patterns=False)
+        names = find_columns(obs.columns, pred, "pred")
+        columns = {name: obs[name] for name in dict.fromkeys([*level_names, *names])}
+    truth = {name: columns[name] for name in level_names}
+    predictions: Any = columns[names[0]] if one else {name: columns[name] for name in names}
+    return score_levels(truth, predictions, metrics=metrics, missing=missing)

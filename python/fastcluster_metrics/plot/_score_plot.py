@@ -5,9 +5,10 @@ What the catalogue knows decides the picture: scores in [0, 1] and [-1, 1] share
 Axes; unbounded measures (MI and the entropies in nats, chi-squared, pair counts) get a panel
 of their own per unit below it, sharing its x axis. Numbers on the x axis (k, a resolution,
 names such as ``k9``, ``leiden_0.5`` that end in one) are joined by lines; named clusterings
-are points, side by side. Each curve marks its best value with a ring; the measure chosen by
-``best=`` (the first one by default) with a star, a dashed line and the title. matplotlib and
-pandas are imported when :func:`plot_scores` is first called.
+are points, side by side; the levels of :func:`score_levels` (an index named ``"level"``) are
+joined by lines in their order, under their names. Each curve marks its best value with a
+ring; the measure chosen by ``best=`` (the first one by default) with a star, a dashed line and
+the title. matplotlib and pandas are imported when :func:`plot_scores` is first called.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ __all__ = ["plot_scores"]
 
 _TREE_COLUMN = "n_clusters"
 """The column of :func:`score_dendrogram`'s scores that holds each cut's number of clusters."""
+
+_LEVELS = "level"
+"""The index name of :func:`score_levels`' rows: the levels of a hierarchy, coarse to fine, are
+drawn in their order, joined by lines, under their own names."""
 
 _MARKERS_UP_TO = 60
 """Curves of at most this many points are drawn with a marker at each."""
@@ -237,7 +242,8 @@ def plot_scores(
             )
         best = measure.name
     index = list(frame.index)
-    numbers, start = _x_values(index)
+    levels = getattr(frame.index, "name", None) == _LEVELS and frame.index.nlevels == 1
+    numbers, start = (None, None) if levels else _x_values(index)
     name = getattr(frame.index, "name", None)
     if xlabel is None and name is not None:
         xlabel = str(name)
@@ -259,7 +265,8 @@ def plot_scores(
 
     dots = len(index) <= _MARKERS_UP_TO
     categorical = numbers is None
-    spread = _DODGE / max(len(columns), 1) if categorical and len(columns) > 1 else 0.0
+    dodged = categorical and not levels and len(columns) > 1
+    spread = _DODGE / max(len(columns), 1) if dodged else 0.0
     where = {c: k for k, c in enumerate(columns)}
     at_best: dict[Any, int] = {}
     for panel, (unit, names) in zip(panels, groups.items(), strict=True):
@@ -277,7 +284,8 @@ def plot_scores(
             line = panel.plot(
                 xs, values[c], color=f"C{k % 10}",
                 marker=_MARKERS[k % len(_MARKERS)] if dots or categorical else None,
-                markersize=5, linestyle="None" if categorical else _LINES[k % len(_LINES)],
+                markersize=5,
+                linestyle="None" if categorical and not levels else _LINES[k % len(_LINES)],
                 linewidth=1.6, label=shown,
             )[0]  # fmt: skip
             ys = values[c]
