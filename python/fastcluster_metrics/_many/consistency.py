@@ -133,6 +133,34 @@ def _columns(func: str, labelings: Any, n: int | None = None) -> list[Column]:
     return columns
 
 
+def _prepared(
+    func: str,
+    labelings: Any,
+    weights: ArrayLike | None,
+    n: int | None = None,
+    *,
+    pairs: bool = False,
+) -> tuple[list[Column], NDArray[np.float64], float]:
+    """The labelings encoded (:func:`_columns`, of ``n`` samples when given) and their
+    weights checked, then merged (:func:`_merged`); also the weights' sum before merging.
+    ``pairs``: the labelings are compared among themselves, so at least two are needed and
+    the weights must sum to more than 1 (else to more than 0)."""
+    columns = _columns(func, labelings, n)
+    if pairs and len(columns) < 2:
+        raise ValueError(f"{func}: give at least two labelings; got {len(columns)}")
+    w = _weights(func, weights, len(columns))
+    total = float(w.sum())
+    if pairs and total <= 1:
+        raise ValueError(
+            f"{func}: weights sum to {total:g}; they must sum to more than 1 (a pair of"
+            " labelings at least)"
+        )
+    if total <= 0:
+        raise ValueError(f"{func}: weights sum to 0")
+    columns, w = _merged(columns, w)
+    return columns, w, total
+
+
 @public
 def element_agreement(
     reference: ArrayLike, labelings: Any, *, weights: ArrayLike | None = None
@@ -165,11 +193,7 @@ def element_agreement(
     """
     func = "element_agreement"
     ref = _encoded(func, reference, "reference", None)
-    columns = _columns(func, labelings, len(ref))
-    w = _weights(func, weights, len(columns))
-    if w.sum() <= 0:
-        raise ValueError(f"{func}: weights sum to 0")
-    columns, w = _merged(columns, w)
+    columns, w, _ = _prepared(func, labelings, weights, len(ref))
     out = np.zeros(len(ref))
     for col, wk in zip(columns, w, strict=True):
         if wk:
@@ -211,17 +235,7 @@ def element_consistency(labelings: Any, *, weights: ArrayLike | None = None) -> 
     [0.7777777777777777, 0.7777777777777777, 0.5555555555555555, 0.6666666666666666]
     """
     func = "element_consistency"
-    columns = _columns(func, labelings)
-    if len(columns) < 2:
-        raise ValueError(f"{func}: give at least two labelings; got {len(columns)}")
-    w = _weights(func, weights, len(columns))
-    total = float(w.sum())
-    if total <= 1:
-        raise ValueError(
-            f"{func}: weights sum to {total:g}; they must sum to more than 1 (a pair of"
-            " labelings at least)"
-        )
-    columns, w = _merged(columns, w)
+    columns, w, total = _prepared(func, labelings, weights, pairs=True)
     out = np.full(len(columns[0]), float((w * (w - 1) / 2).sum()))
     for k in range(len(columns)):
         for m in range(k + 1, len(columns)):

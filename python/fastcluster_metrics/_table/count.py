@@ -97,15 +97,24 @@ def count_pair(
     the core checks as it reads them; ``func`` names the call in the errors)."""
     if weights is None:
         return _native.count(true.codes, pred.codes, cells, margins)
+    return _count_weighted(true, pred, weights, func, allow_zero)[1]
+
+
+def _count_weighted(
+    true: Column, pred: Column, weights: NDArray[Any], func: str, allow_zero: bool = False
+) -> tuple[_native.Table, Table]:
+    """The core's weighted count of two encoded columns: its table (the structure, in the
+    weighted table's cell order) and the table of weights. The core's errors on the weights'
+    values name ``func``; weights all 0 are an error unless ``allow_zero``."""
     try:
-        table, sums = _native.count_weighted(true.codes, pred.codes, weights)
+        structure, sums = _native.count_weighted(true.codes, pred.codes, weights)
     except ValueError as e:
         if str(e).startswith("sample_weight"):
             raise weighted_error(func, e, len(weights)) from None
         raise
-    if table.n == 0 and len(weights) and not allow_zero:
+    if structure.n == 0 and len(weights) and not allow_zero:
         raise zero_weights(func)
-    return table if sums is None else WeightedTable.counted(table, sums)
+    return structure, structure if sums is None else WeightedTable.counted(structure, sums)
 
 
 def count_labels(
@@ -178,15 +187,7 @@ def count_samples(
     if weights is None:
         counted = _native.count(true.codes, pred.codes)
         return counted, counted, true, pred, keep
-    try:
-        structure, sums = _native.count_weighted(true.codes, pred.codes, weights)
-    except ValueError as e:
-        if str(e).startswith("sample_weight"):
-            raise weighted_error(func, e, len(weights)) from None
-        raise
-    if structure.n == 0 and len(weights):
-        raise zero_weights(func)
-    table: Table = structure if sums is None else WeightedTable.counted(structure, sums)
+    structure, table = _count_weighted(true, pred, weights, func)
     return structure, table, true, pred, keep
 
 
