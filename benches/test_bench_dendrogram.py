@@ -11,6 +11,10 @@ matrix whose heights are the merge order; the truth has 20 classes (33 at 1e6). 
 - ``dendrogram 1e3``, ``2e4``, ``1e5``: ``all cuts`` (``score_dendrogram`` of ARI and NMI for
   k = 1..n) and ``40 cuts`` (``fcluster`` at 40 values of k, each scored with ARI and NMI).
 - ``dendrogram 1e6``: ``all cuts`` of ARI and NMI, one round.
+- ``two dendrograms 2e4``, ``1e5``: ``every k`` (``compare_dendrograms`` of two random trees:
+  B_k and its null moments for k = 1..n) and ``40 cut pairs`` (``fcluster`` of both trees at
+  40 values of k, each pair scored with ``fowlkes_mallows_score``); ``two dendrograms 1e6``:
+  ``every k``, one round.
 
 Each case checks its values first, against ``fcluster`` and ``evaluate`` at a few k.
 """
@@ -32,9 +36,9 @@ METRICS = ["adjusted_rand_score", "normalized_mutual_info_score"]
 
 
 @functools.cache
-def _tree(n: int) -> tuple[np.ndarray, np.ndarray]:
+def _tree(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(truth, linkage) of a random tree over n samples."""
-    rng = np.random.default_rng(n)
+    rng = np.random.default_rng(n + seed)
     alive, formed, rows = rng.permutation(n), n, []
     while alive.size > 1:
         half = alive.size // 2
@@ -84,3 +88,37 @@ def test_dendrogram_million(benchmark):
         fcm.score_dendrogram, args=(truth, z), kwargs={"metrics": METRICS}, rounds=1
     )
     _check(truth, z, scores, [1, 33, 5000, 10**6])
+
+
+def _forty_pairs(z1: np.ndarray, z2: np.ndarray) -> None:
+    for k in np.linspace(2, z1.shape[0] + 1, 40).astype(int):
+        fcm.fowlkes_mallows_score(
+            hierarchy.fcluster(z1, k, criterion="maxclust"),
+            hierarchy.fcluster(z2, k, criterion="maxclust"),
+        )
+
+
+def _check_pair(z1: np.ndarray, z2: np.ndarray, scores, ks) -> None:
+    for k in ks:
+        a = hierarchy.fcluster(z1, k, criterion="maxclust")
+        b = hierarchy.fcluster(z2, k, criterion="maxclust")
+        assert scores.loc[k, "fowlkes_mallows_score"] == fcm.fowlkes_mallows_score(a, b)
+
+
+@pytest.mark.parametrize("n", [20_000, 100_000])
+@pytest.mark.parametrize("case", ["every k", "40 cut pairs"])
+def test_two_dendrograms(benchmark, case, n):
+    (_, z1), (_, z2) = _tree(n), _tree(n, seed=1)
+    benchmark.group = f"two dendrograms {n:.0e}"
+    if case == "40 cut pairs":
+        benchmark.pedantic(_forty_pairs, args=(z1, z2), rounds=3)
+        return
+    _check_pair(z1, z2, fcm.compare_dendrograms(z1, z2), [1, 2, 20, 700, n])
+    benchmark.pedantic(fcm.compare_dendrograms, args=(z1, z2), rounds=3)
+
+
+def test_two_dendrograms_million(benchmark):
+    (_, z1), (_, z2) = _tree(10**6), _tree(10**6, seed=1)
+    benchmark.group = "two dendrograms 1e6"
+    scores = benchmark.pedantic(fcm.compare_dendrograms, args=(z1, z2), rounds=1)
+    _check_pair(z1, z2, scores, [1, 33, 5000, 10**6])

@@ -102,6 +102,8 @@ def main(out: Path) -> list[Path]:
     save(plot.plot_scores(scores).figure, "scores_resolution_sweep.png")
     save(plot.plot_clustree(runs, labels_true=truth).figure, "clustree.png")
 
+    save(bk_figure().figure, "bk_curve.png")
+
     coords, types, clusters = embedding_blobs()
     save(embedding_figure(coords, types, clusters).figure, "embedding_ecs.png")
 
@@ -112,6 +114,18 @@ def main(out: Path) -> list[Path]:
     )
     save(figure, "cli_figure.png")
     return written
+
+
+def bk_figure() -> Any:
+    """B_k of the Ward and the average linkage of 400 points in blobs; returns the Axes."""
+    from scipy.cluster.hierarchy import linkage
+
+    rng = np.random.default_rng(4)
+    centres = rng.normal(scale=6, size=(8, 2))
+    x = centres[rng.integers(0, 8, 400)] + rng.normal(size=(400, 2))
+    return plot.plot_bk(
+        linkage(x, "ward"), linkage(x, "average"), title="Ward against average linkage"
+    )
 
 
 def embedding_figure(coords: Any, types: Any, clusters: Any) -> Any:

@@ -17,6 +17,7 @@ from ._io.stream import ContingencyAccumulator, read_contingency
 from ._many.compare import compare_many, pairwise
 from ._many.consistency import element_agreement, element_consistency
 from ._many.dendrogram import score_dendrogram
+from ._many.dendrogram_pair import compare_dendrograms
 from ._many.hierarchy import hierarchical_precision_recall_f, mean_tree_distance
 from ._many.levels import score_levels
 from ._many.uncertainty import (
@@ -101,6 +102,7 @@ __all__ = [
     "adjusted_mutual_info_score",
     "adjusted_rand_score",
     "bootstrap",
+    "compare_dendrograms",
     "compare_many",
     "completeness_score",
     "contingency_matrix",

@@ -104,6 +104,15 @@ def dendrogram_cuts(
     record: NDArray[np.uint64],
     emi: bool,
 ) -> dict[str, NDArray[Any]]: ...
+def dendrogram_pair_cuts(
+    n: int,
+    merges1: NDArray[np.uint64],
+    order1: NDArray[np.uint64],
+    merges2: NDArray[np.uint64],
+    order2: NDArray[np.uint64],
+    steps1: NDArray[np.uint64],
+    steps2: NDArray[np.uint64],
+) -> dict[str, NDArray[Any]]: ...
 def num_threads() -> int: ...
 def encode_arrow(
     chunks: list[

@@ -203,19 +203,19 @@ def _order(
     return order, np.unique(reachable)
 
 
-def _ks(ks: Iterable[int] | None, n: int) -> NDArray[np.int64]:
+def _ks(ks: Iterable[int] | None, n: int, func: str = "score_dendrogram") -> NDArray[np.int64]:
     if ks is None:
         return np.arange(1, n + 1, dtype=np.int64)
     try:
         wanted = np.asarray(list(ks))
     except TypeError:
         raise InvalidParameterError(
-            f"The 'ks' parameter of score_dendrogram must be None or an iterable of numbers of"
+            f"The 'ks' parameter of {func} must be None or an iterable of numbers of"
             f" clusters; got {ks!r}"
         ) from None
     if wanted.ndim != 1 or wanted.dtype.kind not in "iu" or (wanted < 1).any():
         raise InvalidParameterError(
-            "The 'ks' parameter of score_dendrogram must hold whole numbers of clusters >= 1;"
+            f"The 'ks' parameter of {func} must hold whole numbers of clusters >= 1;"
             f" got {ks!r}"
         )
     return wanted.astype(np.int64)
@@ -233,7 +233,43 @@ class _Base:
         self.rows_xlnx = math.fsum(nonzero * np.log(nonzero))
 
 
-class _Cut:
+class _Sums:
+    """A cut's table as the measures of pair counts and entropies read it, from the sums the
+    core keeps merge by merge; ``_rows_xlnx`` is ``Σ a_i ln a_i`` over its rows."""
+
+    n: int
+    shape: tuple[int, int]
+    _cells_sq: int
+    _rows_sq: int
+    _cols_sq: int
+    _cells_xlnx: float
+    _rows_xlnx: float
+    _cols_xlnx: float
+
+    def pair_sums(self) -> tuple[int, int, int, int]:
+        return self.n, self._cells_sq, self._rows_sq, self._cols_sq
+
+    def entropy_cols(self) -> float:
+        return _entropy(self.n, self.shape[1], self._cols_xlnx)
+
+    def mutual_info(self) -> float:
+        if self.shape[0] <= 1 or self.shape[1] <= 1 or self.n == 0:
+            return 0.0
+        n = self.n
+        joint = self._cells_xlnx - self._rows_xlnx - self._cols_xlnx
+        return max(math.log(n) + joint / n, 0.0)
+
+
+def _entropy(n: int, parts: int, xlnx: float) -> float:
+    """The entropy of ``parts`` sizes summing to ``n`` whose ``Σ x ln x`` is ``xlnx``."""
+    if n == 0:
+        return 1.0
+    if parts <= 1:
+        return 0.0
+    return max(math.log(n) - xlnx / n, 0.0)
+
+
+class _Cut(_Sums):
     """One cut's table as the measures read it (the core table's sums, from the merges)."""
 
     def __init__(self, base: _Base, sums: dict[str, NDArray[Any]], r: int) -> None:
@@ -241,31 +277,16 @@ class _Cut:
         self.n = base.n
         self.shape = (base.rows, int(sums["clusters"][r]))
         self._cells_sq = int(sums["cells_sq"][r])
+        self._rows_sq = base.rows_sq
         self._cols_sq = int(sums["cols_sq"][r])
         self._cells_xlnx = float(sums["cells_xlnx"][r])
+        self._rows_xlnx = base.rows_xlnx
         self._cols_xlnx = float(sums["cols_xlnx"][r])
         self._majority = int(sums["majority"][r])
         self._emi = float(sums["emi"][r])
 
-    def pair_sums(self) -> tuple[int, int, int, int]:
-        return self.n, self._cells_sq, self._base.rows_sq, self._cols_sq
-
     def entropy_rows(self) -> float:
         return self._base.entropy_rows
-
-    def entropy_cols(self) -> float:
-        if self.n == 0:
-            return 1.0
-        if self.shape[1] <= 1:
-            return 0.0
-        return max(math.log(self.n) - self._cols_xlnx / self.n, 0.0)
-
-    def mutual_info(self) -> float:
-        if self.shape[0] <= 1 or self.shape[1] <= 1 or self.n == 0:
-            return 0.0
-        n = self.n
-        joint = self._cells_xlnx - self._base.rows_xlnx - self._cols_xlnx
-        return max(math.log(n) + joint / n, 0.0)
 
     def ami_parts(self) -> tuple[float, float, float, float]:
         return self.mutual_info(), self._emi, self.entropy_rows(), self.entropy_cols()

@@ -1,8 +1,9 @@
 """Pictures of a comparison: the contingency table, the pair counts, scores against a
 parameter (the number of clusters ``k``, a Leiden resolution) for model selection, the
-clustering tree, and an embedding coloured by a per-sample score. The heatmaps are drawn by
-:mod:`._heatmap`, the scores by :mod:`._score_plot`, the tree by :mod:`._clustree` and the
-embedding by :mod:`._embedding`; this module is their public face.
+clustering tree, an embedding coloured by a per-sample score, and two dendrograms' B_k
+curve. The heatmaps are drawn by :mod:`._heatmap`, the scores by :mod:`._score_plot`, the tree
+by :mod:`._clustree`, the embedding by :mod:`._embedding` and the B_k curve by :mod:`._bk`;
+this module is their public face.
 
 Needs matplotlib (``pip install 'fastcluster-metrics[plot]'``), imported when a function is
 first called: ``import fastcluster_metrics.plot`` alone imports nothing heavy. Each function
@@ -28,12 +29,14 @@ Examples
 
 from __future__ import annotations
 
+from ._bk import plot_bk
 from ._clustree import plot_clustree
 from ._embedding import plot_embedding
 from ._heatmap import plot_contingency, plot_pair_confusion
 from ._score_plot import plot_scores
 
 __all__ = [
+    "plot_bk",
     "plot_clustree",
     "plot_contingency",
     "plot_embedding",

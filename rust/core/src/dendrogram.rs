@@ -70,18 +70,7 @@ pub fn dendrogram_cuts(
     emi: bool,
 ) -> Result<Vec<CutSums>, Error> {
     let n = classes.len();
-    if merges.len() != n.saturating_sub(1) || order.len() != merges.len() {
-        return Err(Error::BadTree(format!(
-            "{} samples need {} merges in order; got {} merges and an order of {}",
-            n,
-            n.saturating_sub(1),
-            merges.len(),
-            order.len()
-        )));
-    }
-    if record.windows(2).any(|w| w[0] > w[1]) || record.last().is_some_and(|&s| s > merges.len()) {
-        return Err(Error::BadTree("the cuts to record are not in order".into()));
-    }
+    check_tree(n, merges, order, record)?;
     let mut row_sums = vec![0u64; n_classes];
     for &c in classes {
         if c != u32::MAX {
@@ -118,40 +107,16 @@ pub fn dendrogram_cuts(
         (Sum::default(), Sum::default(), Sum::default());
     emi_sum.add(counted as f64 * expected.of(1));
     let mut row_max: Vec<u64> = row_sums.iter().map(|&a| a.min(1)).collect();
-    // The clusters formed so far, by merge; a leaf is made into one when first merged.
-    let mut formed: Vec<Option<Cluster>> = (0..merges.len()).map(|_| None).collect();
-    let mut used = vec![false; n + merges.len()];
-    // A node taken into a merge, or what is wrong with it.
-    let take = |node: u64, formed: &mut Vec<Option<Cluster>>, used: &mut Vec<bool>| {
-        let node = usize::try_from(node).unwrap_or(usize::MAX);
-        if node >= used.len() {
-            return Err(format!(
-                "node {node}, but the nodes are 0 to {}",
-                used.len() - 1
-            ));
+    let mut nodes = Nodes::new(n, merges.len());
+    // A leaf is made into a cluster when first merged.
+    let leaf = |i: usize| {
+        let mut leaf = Cluster::default();
+        if classes[i] != u32::MAX {
+            leaf.cells.insert(classes[i], 1);
+            leaf.size = 1;
+            leaf.max = 1;
         }
-        if used[node] {
-            return Err(format!(
-                "node {node}, which an earlier merge (or this one) joined"
-            ));
-        }
-        used[node] = true;
-        if node < n {
-            let mut leaf = Cluster::default();
-            if classes[node] != u32::MAX {
-                leaf.cells.insert(classes[node], 1);
-                leaf.size = 1;
-                leaf.max = 1;
-            }
-            Ok(leaf)
-        } else {
-            formed[node - n].take().ok_or_else(|| {
-                format!(
-                    "node {node}, the cluster of merge {}, which comes later",
-                    node - n
-                )
-            })
-        }
+        leaf
     };
     let mut out = Vec::with_capacity(record.len());
     let mut next = record.iter().peekable();
@@ -162,12 +127,7 @@ pub fn dendrogram_cuts(
         if step % 4096 == 0 {
             stop::check()?;
         }
-        let &(left, right) = merges
-            .get(m)
-            .ok_or_else(|| Error::BadTree(format!("merge {m} of {} in the order", merges.len())))?;
-        let bad = |what: String| Error::BadTree(format!("merge {m} joins {what}"));
-        let a = take(left, &mut formed, &mut used).map_err(bad)?;
-        let b = take(right, &mut formed, &mut used).map_err(bad)?;
+        let (a, b) = nodes.take_merge(merges, m, leaf)?;
         let (mut big, small) = if a.cells.len() >= b.cells.len() {
             (a, b)
         } else {
@@ -201,12 +161,101 @@ pub fn dendrogram_cuts(
         }
         big.size = size;
         big.max = max;
-        formed[m] = Some(big);
+        nodes.form(m, big);
     }
     for _ in next {
         out.push(sums.with(order.len(), cells_xlnx, cols_xlnx, emi_sum));
     }
     Ok(out)
+}
+
+/// [`Error::BadTree`] unless `n` samples have `n - 1` merges, `order` is as long and
+/// `record` ascends to at most `merges.len()`.
+pub(crate) fn check_tree(
+    n: usize,
+    merges: &[(u64, u64)],
+    order: &[usize],
+    record: &[usize],
+) -> Result<(), Error> {
+    if merges.len() != n.saturating_sub(1) || order.len() != merges.len() {
+        return Err(Error::BadTree(format!(
+            "{} samples need {} merges in order; got {} merges and an order of {}",
+            n,
+            n.saturating_sub(1),
+            merges.len(),
+            order.len()
+        )));
+    }
+    if record.windows(2).any(|w| w[0] > w[1]) || record.last().is_some_and(|&s| s > merges.len()) {
+        return Err(Error::BadTree("the cuts to record are not in order".into()));
+    }
+    Ok(())
+}
+
+/// A tree's nodes as its merges take them: each node joined once, and the cluster of a
+/// merge only after that merge formed it (`T`: what a cluster is to the caller).
+pub(crate) struct Nodes<T> {
+    n: usize,
+    used: Vec<bool>,
+    formed: Vec<Option<T>>,
+}
+
+impl<T> Nodes<T> {
+    pub(crate) fn new(n: usize, merges: usize) -> Self {
+        Nodes {
+            n,
+            used: vec![false; n + merges],
+            formed: (0..merges).map(|_| None).collect(),
+        }
+    }
+
+    /// The two clusters merge `m` joins, taken: `leaf(i)` for leaf `i`, the cluster an
+    /// earlier merge formed otherwise.
+    pub(crate) fn take_merge(
+        &mut self,
+        merges: &[(u64, u64)],
+        m: usize,
+        mut leaf: impl FnMut(usize) -> T,
+    ) -> Result<(T, T), Error> {
+        let &(left, right) = merges
+            .get(m)
+            .ok_or_else(|| Error::BadTree(format!("merge {m} of {} in the order", merges.len())))?;
+        let bad = |what: String| Error::BadTree(format!("merge {m} joins {what}"));
+        let a = self.take(left, &mut leaf).map_err(bad)?;
+        let b = self.take(right, &mut leaf).map_err(bad)?;
+        Ok((a, b))
+    }
+
+    fn take(&mut self, node: u64, leaf: &mut impl FnMut(usize) -> T) -> Result<T, String> {
+        let node = usize::try_from(node).unwrap_or(usize::MAX);
+        if node >= self.used.len() {
+            return Err(format!(
+                "node {node}, but the nodes are 0 to {}",
+                self.used.len() - 1
+            ));
+        }
+        if self.used[node] {
+            return Err(format!(
+                "node {node}, which an earlier merge (or this one) joined"
+            ));
+        }
+        self.used[node] = true;
+        if node < self.n {
+            Ok(leaf(node))
+        } else {
+            self.formed[node - self.n].take().ok_or_else(|| {
+                format!(
+                    "node {node}, the cluster of merge {}, which comes later",
+                    node - self.n
+                )
+            })
+        }
+    }
+
+    /// Merge `m` formed `cluster`.
+    pub(crate) fn form(&mut self, m: usize, cluster: T) {
+        self.formed[m] = Some(cluster);
+    }
 }
 
 impl CutSums {

@@ -55,6 +55,8 @@
 //!   ([`gather()`]: the per-sample measures).
 //! - `dendrogram`: every cut of a dendrogram against one labeling, merge by merge
 //!   ([`dendrogram_cuts`]).
+//! - `dendrogram_pair`: every pair of cuts of two dendrograms, both trees' merges in turn
+//!   ([`dendrogram_pair_cuts`]).
 //! - `counted`: [`Counted`], the table in whichever form its count left it, and the
 //!   [`Measures`] every form answers.
 //! - `count`: the one pass over the labels: the driver ([`count()`], [`count_compact`],
@@ -80,6 +82,7 @@ mod counted;
 #[allow(unsafe_code)]
 mod cpu;
 mod dendrogram;
+mod dendrogram_pair;
 mod emi;
 pub mod encode;
 mod error;
@@ -104,6 +107,7 @@ pub use count::{count, count_columns, count_compact, count_one, Keep};
 pub use counted::{Counted, Measures};
 pub use cpu::prefetch;
 pub use dendrogram::{dendrogram_cuts, CutSums};
+pub use dendrogram_pair::{dendrogram_pair_cuts, PairCutSums};
 pub use error::Error;
 pub use gather::gather;
 pub use label::{Constant, KeyKind, Label};

@@ -381,6 +381,69 @@ fn dendrogram_cuts<'py>(
     Ok(out)
 }
 
+/// The sums of the tables of two dendrograms' cuts ([`fcm::dendrogram_pair_cuts`]), one
+/// array per sum, by name: the counts and sums of squares as uint64 (past 2**64 - 1 is an
+/// error), the sums of cubes and of `x ln x` as float64.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn dendrogram_pair_cuts<'py>(
+    py: Python<'py>,
+    n: usize,
+    merges1: PyReadonlyArray2<'py, u64>,
+    order1: PyReadonlyArray1<'py, u64>,
+    merges2: PyReadonlyArray2<'py, u64>,
+    order2: PyReadonlyArray1<'py, u64>,
+    steps1: PyReadonlyArray1<'py, u64>,
+    steps2: PyReadonlyArray1<'py, u64>,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    let pairs = |z: &PyReadonlyArray2<'py, u64>| -> PyResult<Vec<(u64, u64)>> {
+        Ok(z.as_slice()?
+            .chunks_exact(2)
+            .map(|p| (p[0], p[1]))
+            .collect())
+    };
+    let index = |xs: &PyReadonlyArray1<'py, u64>| -> PyResult<Vec<usize>> {
+        Ok(xs
+            .as_slice()?
+            .iter()
+            .map(|&x| usize::try_from(x).unwrap_or(usize::MAX))
+            .collect())
+    };
+    let (z1, z2) = (pairs(&merges1)?, pairs(&merges2)?);
+    let (o1, o2) = (index(&order1)?, index(&order2)?);
+    let steps: Vec<(usize, usize)> = index(&steps1)?.into_iter().zip(index(&steps2)?).collect();
+    if steps1.len() != steps2.len() {
+        return Err(PyValueError::new_err("steps1 and steps2 differ in length"));
+    }
+    let cuts = interruptible(py, n >= LONG / 16, || {
+        fcm::dendrogram_pair_cuts(n, (&z1, &o1), (&z2, &o2), &steps)
+    })?
+    .map_err(CoreError::from)?;
+    let wide = |f: fn(&fcm::PairCutSums) -> u128| -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let v = cuts
+            .iter()
+            .map(|c| u64::try_from(f(c)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| PyValueError::new_err("a sum of squares past 2**64 - 1"))?;
+        Ok(PyArray1::from_vec(py, v))
+    };
+    let floats =
+        |f: fn(&fcm::PairCutSums) -> f64| PyArray1::from_vec(py, cuts.iter().map(f).collect());
+    let out = pyo3::types::PyDict::new(py);
+    out.set_item("merges1", wide(|c| c.merges.0 as u128)?)?;
+    out.set_item("merges2", wide(|c| c.merges.1 as u128)?)?;
+    out.set_item("nnz", wide(|c| u128::from(c.nnz))?)?;
+    out.set_item("cells_sq", wide(|c| c.cells_sq)?)?;
+    out.set_item("rows_sq", wide(|c| c.rows_sq)?)?;
+    out.set_item("cols_sq", wide(|c| c.cols_sq)?)?;
+    out.set_item("rows_cubed", floats(|c| c.rows_cubed as f64))?;
+    out.set_item("cols_cubed", floats(|c| c.cols_cubed as f64))?;
+    out.set_item("cells_xlnx", floats(|c| c.cells_xlnx))?;
+    out.set_item("rows_xlnx", floats(|c| c.rows_xlnx))?;
+    out.set_item("cols_xlnx", floats(|c| c.cols_xlnx))?;
+    Ok(out)
+}
+
 type CodesOut<'py> = (
     Bound<'py, PyArray1<u32>>,
     Bound<'py, PyArray1<usize>>,
@@ -848,6 +911,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_columns, m)?)?;
     m.add_function(wrap_pyfunction!(table_from_cells, m)?)?;
     m.add_function(wrap_pyfunction!(dendrogram_cuts, m)?)?;
+    m.add_function(wrap_pyfunction!(dendrogram_pair_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(encode_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(encode_arrow_views, m)?)?;
