@@ -22,6 +22,7 @@ ORDER = [
     "_utils",
     "_labels",
     "_table",
+    "_soft",
     "_measures",
     "_many",
     "_io",

@@ -49,6 +49,12 @@ from ._measures.supervised import (
     v_measure_score,
 )
 from ._native import num_threads
+from ._soft.covers import (
+    extended_bcubed_precision_recall_f,
+    omega_index,
+    overlapping_normalized_mutual_info_score,
+)
+from ._soft.frobenius import frobenius_adjusted_rand_score, frobenius_rand_score
 from ._utils.params import InvalidParameterError
 
 
@@ -113,7 +119,10 @@ __all__ = [
     "entropy",
     "evaluate",
     "evaluate_adata",
+    "extended_bcubed_precision_recall_f",
     "fowlkes_mallows_score",
+    "frobenius_adjusted_rand_score",
+    "frobenius_rand_score",
     "group_tables",
     "hierarchical_precision_recall_f",
     "homogeneity_completeness_v_measure",
@@ -122,6 +131,8 @@ __all__ = [
     "mutual_info_score",
     "normalized_mutual_info_score",
     "num_threads",
+    "omega_index",
+    "overlapping_normalized_mutual_info_score",
     "pair_confusion_matrix",
     "pairwise",
     "per_sample_adata",
