@@ -31,6 +31,9 @@ pub enum Error {
     TooCostly(String),
     /// A sample whose pair of labels is not a cell of the table it is looked up in.
     NotInTable,
+    /// The system refused memory for something that grows with the input: what, and the
+    /// bytes it needed ([`crate::alloc`]).
+    OutOfMemory { what: &'static str, bytes: usize },
 }
 
 impl fmt::Display for Error {
@@ -76,6 +79,11 @@ impl fmt::Display for Error {
             Error::BadItemWidth => {
                 f.write_str("a string array's buffer is not a whole number of items")
             }
+            Error::OutOfMemory { what, bytes } => write!(
+                f,
+                "out of memory: could not allocate {bytes} bytes ({:.1} MiB) for {what}",
+                *bytes as f64 / (1u64 << 20) as f64
+            ),
         }
     }
 }

@@ -21,7 +21,8 @@
 //! Modules use one another by their own paths, never through this root's re-exports.
 //! From the bottom up:
 //!
-//! - `error`: [`Error`]. `label`: the [`Label`] trait (integer labels as
+//! - `error`: [`Error`]. `alloc`: allocations that grow with the input, made fallibly (a
+//!   refusal is [`Error::OutOfMemory`], not an abort). `label`: the [`Label`] trait (integer labels as
 //!   order-preserving `u64` keys) and [`KeyKind`]. [`stop`]: stopping the calls in
 //!   flight when their caller is interrupted. [`pool`]: the one thread pool, and a call
 //!   run on it while its caller watches for interrupts.
@@ -77,6 +78,7 @@
 //! comment.
 #![deny(unsafe_code)]
 
+mod alloc;
 mod count;
 mod counted;
 #[allow(unsafe_code)]

@@ -6,7 +6,7 @@ use std::time::Duration;
 use fastcluster_metrics_core::encode::{self, Codes};
 use fastcluster_metrics_core::{self as fcm, stop, KeyKind, Label};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyString, PyTuple};
 
@@ -45,7 +45,11 @@ struct CoreError(fcm::Error);
 
 impl From<CoreError> for PyErr {
     fn from(e: CoreError) -> PyErr {
-        PyValueError::new_err(e.0.to_string())
+        match e.0 {
+            // Python's own answer to memory refused; the process goes on.
+            fcm::Error::OutOfMemory { .. } => PyMemoryError::new_err(e.0.to_string()),
+            _ => PyValueError::new_err(e.0.to_string()),
+        }
     }
 }
 

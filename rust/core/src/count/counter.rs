@@ -5,6 +5,8 @@
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 
+use crate::alloc;
+use crate::error::Error;
 use crate::label::Label;
 
 use super::growth::{Growth, Place, Span};
@@ -12,6 +14,9 @@ use super::window::{Window, CHUNK};
 
 /// Distinct pairs in a counter's hash map beyond which it spills pairs to a list.
 const SPILL_AT: usize = 1 << 16;
+
+/// What a refused spill was building.
+const SPILL_WHAT: &str = "the pairs of labels of a table with many cells";
 
 /// Per-chunk buffers: cell indices and widened keys.
 pub(super) struct Scratch {
@@ -52,6 +57,8 @@ pub(super) struct Counter {
     /// and sorted once at the end, which costs less than hashing them.
     spill: Vec<(u64, u64, u64)>,
     growth: Growth,
+    /// Memory refused for the spill: the counter counts no more, and the pass returns it.
+    pub(super) error: Option<Error>,
 }
 
 impl Counter {
@@ -61,6 +68,7 @@ impl Counter {
             sparse: HashMap::with_hasher(FixedState::default()),
             spill: Vec::new(),
             growth: Growth::new(limit),
+            error: None,
         }
     }
 
@@ -106,26 +114,37 @@ impl Counter {
 
     /// Counts pairs of keys within `span`; `types` is the key range of the label types.
     fn add(&mut self, ka: &[u64], kb: &[u64], span: Span, types: Span) {
+        if self.error.is_some() {
+            return;
+        }
         if !self.window.as_ref().is_some_and(|w| w.covers(span)) {
             self.try_grow(span, types);
         }
-        match &mut self.window {
-            Some(w) if w.covers(span) => w.add(ka, kb),
-            _ if !self.spill.is_empty() => {
-                self.spill
-                    .extend(ka.iter().zip(kb).map(|(&x, &y)| (x, y, 1)));
+        let spilled = match &mut self.window {
+            Some(w) if w.covers(span) => {
+                w.add(ka, kb);
+                Ok(())
             }
+            _ if !self.spill.is_empty() => alloc::extend(
+                &mut self.spill,
+                ka.iter().zip(kb).map(|(&x, &y)| (x, y, 1)),
+                SPILL_WHAT,
+            ),
             _ => {
                 for (&x, &y) in ka.iter().zip(kb) {
                     *self.sparse.entry((x, y)).or_insert(0) += 1;
                 }
                 if self.sparse.len() >= SPILL_AT {
-                    self.spill.reserve(2 * SPILL_AT);
-                    self.spill
-                        .extend(self.sparse.drain().map(|((x, y), c)| (x, y, c)));
+                    alloc::reserve(&mut self.spill, 2 * SPILL_AT, SPILL_WHAT).map(|()| {
+                        self.spill
+                            .extend(self.sparse.drain().map(|((x, y), c)| (x, y, c)));
+                    })
+                } else {
+                    Ok(())
                 }
             }
-        }
+        };
+        self.error = spilled.err();
     }
 
     /// Grows (or creates) the window to cover `span`, with room to spare, if
@@ -148,9 +167,12 @@ impl Counter {
     }
 
     /// Appends every non-zero `(key_a, key_b, count)`; the window's come in key order.
-    pub(super) fn drain_into(self, out: &mut Vec<(u64, u64, u64)>) {
+    pub(super) fn drain_into(self, out: &mut Vec<(u64, u64, u64)>) -> Result<(), Error> {
+        const WHAT: &str = "the cells of a table";
         if let Some(mut w) = self.window {
             w.fold();
+            let cells = w.counts.iter().filter(|&&c| c != 0).count();
+            alloc::reserve(out, cells, WHAT)?;
             for (i, row) in w.counts.chunks_exact(w.nb as usize).enumerate() {
                 let ka = w.a0 + i as u64;
                 for (j, &c) in row.iter().enumerate() {
@@ -160,7 +182,11 @@ impl Counter {
                 }
             }
         }
-        out.extend(self.sparse.into_iter().map(|((x, y), c)| (x, y, c)));
-        out.extend(self.spill);
+        alloc::extend(
+            out,
+            self.sparse.into_iter().map(|((x, y), c)| (x, y, c)),
+            WHAT,
+        )?;
+        alloc::extend(out, self.spill.into_iter(), WHAT)
     }
 }

@@ -234,6 +234,10 @@ pub(crate) fn count_in<A: Label, B: Label>(
         })
     };
     stop::check()?;
+    let mut counters = counters;
+    if let Some(error) = counters.iter_mut().find_map(|c| c.error.take()) {
+        return Err(error);
+    }
     let mut counters = merge_windows(counters);
     if let [counter] = &mut counters[..] {
         if counter.is_dense() {
@@ -249,7 +253,7 @@ pub(crate) fn count_in<A: Label, B: Label>(
     let mut cells = Vec::new();
     let sorted = counters.len() == 1 && counters[0].is_dense();
     for counter in counters {
-        counter.drain_into(&mut cells);
+        counter.drain_into(&mut cells)?;
     }
     Table::from_key_cells(cells, sorted, A::KIND, B::KIND, threads)
 }
@@ -407,12 +411,15 @@ pub fn count_columns<A: Label, B: Label>(
     }
     per_column
         .into_iter()
-        .map(|counters| {
+        .map(|mut counters| {
+            if let Some(error) = counters.iter_mut().find_map(|c| c.error.take()) {
+                return Err(error);
+            }
             let counters = merge_windows(counters);
             let sorted = counters.len() == 1 && counters[0].is_dense();
             let mut cells = Vec::new();
             for counter in counters {
-                counter.drain_into(&mut cells);
+                counter.drain_into(&mut cells)?;
             }
             Table::from_key_cells(cells, sorted, A::KIND, B::KIND, threads)
         })
@@ -608,7 +615,7 @@ mod tests {
         // can run it: the same cells, whichever the dispatch picks.
         fn cells(c: Counter) -> Vec<(u64, u64, u64)> {
             let mut v = Vec::new();
-            c.drain_into(&mut v);
+            c.drain_into(&mut v).unwrap();
             v.sort_unstable();
             v
         }

@@ -12,6 +12,7 @@
 
 use rayon::prelude::*;
 
+use crate::alloc;
 use crate::error::Error;
 use crate::label::Label;
 use crate::pool;
@@ -21,6 +22,9 @@ use super::weight::{Weight, Weights};
 
 /// A sum of squared weights in units of 2^-128: four limbs, least significant first.
 pub type Squares = [u64; 4];
+
+/// What a refused allocation was building.
+const WHAT: &str = "each class's sum of squared weights";
 
 /// Below this many samples the pass runs on the calling thread.
 const PARALLEL_MIN: usize = 1 << 16;
@@ -35,7 +39,7 @@ pub fn row_squares<A: Label>(
     rows: &[u64],
     threads: usize,
 ) -> Result<Vec<Squares>, Error> {
-    let index = RowIndex::new(rows);
+    let index = RowIndex::new(rows)?;
     let parts: Vec<Result<Vec<Squares>, Error>> = if threads <= 1 || a.len() < PARALLEL_MIN {
         vec![block(a, w, &index, rows)]
     } else {
@@ -50,7 +54,7 @@ pub fn row_squares<A: Label>(
                 .collect()
         })
     };
-    let mut sums = vec![[0u64; 4]; rows.len()];
+    let mut sums = alloc::filled(rows.len(), [0u64; 4], WHAT)?;
     for part in parts {
         for (s, p) in sums.iter_mut().zip(part?) {
             add(s, &p);
@@ -68,9 +72,27 @@ fn block<A: Label>(
     let n = rows.len();
     match w {
         Weights::F64(w) if n <= BUCKET_ROWS => by_index(a, w, index, rows, Buckets::new(n)),
-        Weights::F64(w) => by_index(a, w, index, rows, vec![Running::default(); n]),
-        Weights::I64(w) => by_index(a, w, index, rows, vec![Running::default(); n]),
-        Weights::U64(w) => by_index(a, w, index, rows, vec![Running::default(); n]),
+        Weights::F64(w) => by_index(
+            a,
+            w,
+            index,
+            rows,
+            alloc::filled(n, Running::default(), WHAT)?,
+        ),
+        Weights::I64(w) => by_index(
+            a,
+            w,
+            index,
+            rows,
+            alloc::filled(n, Running::default(), WHAT)?,
+        ),
+        Weights::U64(w) => by_index(
+            a,
+            w,
+            index,
+            rows,
+            alloc::filled(n, Running::default(), WHAT)?,
+        ),
     }
 }
 
@@ -99,7 +121,7 @@ fn by_index<A: Label, W: Weight, S: RowSums<W>>(
             }
             sums.flush();
         }
-        Ok(sums.totals())
+        sums.totals()
     }
     match index {
         RowIndex::Dense { start, position } => go(
@@ -126,7 +148,7 @@ trait RowSums<W> {
     /// Called after every [`FLUSH_EVERY`] samples.
     fn flush(&mut self) {}
     /// Each row's sum in units of 2^-128.
-    fn totals(self) -> Vec<Squares>;
+    fn totals(self) -> Result<Vec<Squares>, Error>;
 }
 
 impl<W: Weight> RowSums<W> for Vec<Running> {
@@ -135,8 +157,8 @@ impl<W: Weight> RowSums<W> for Vec<Running> {
         self[r].add(w.units());
     }
 
-    fn totals(self) -> Vec<Squares> {
-        self.iter().map(Running::total).collect()
+    fn totals(self) -> Result<Vec<Squares>, Error> {
+        alloc::collect(self.iter().map(Running::total), WHAT)
     }
 }
 
@@ -199,14 +221,14 @@ impl RowSums<f64> for Buckets {
         }
     }
 
-    fn totals(mut self) -> Vec<Squares> {
+    fn totals(mut self) -> Result<Vec<Squares>, Error> {
         self.flush();
         let mut out = self.sums;
         for ((acc, small), &whole) in out.iter_mut().zip(&self.small).zip(&self.whole) {
             add(acc, &small.total());
             add_at(acc, 2, whole);
         }
-        out
+        Ok(out)
     }
 }
 
@@ -291,21 +313,21 @@ enum RowIndex {
 impl RowIndex {
     const ABSENT: u32 = u32::MAX;
 
-    fn new(rows: &[u64]) -> RowIndex {
+    fn new(rows: &[u64]) -> Result<RowIndex, Error> {
         let (Some(&first), Some(&last)) = (rows.first(), rows.last()) else {
-            return RowIndex::Search;
+            return Ok(RowIndex::Search);
         };
         if last - first > 4 * rows.len() as u64 + 4096 || rows.len() >= Self::ABSENT as usize {
-            return RowIndex::Search;
+            return Ok(RowIndex::Search);
         }
-        let mut position = vec![Self::ABSENT; (last - first) as usize + 1];
+        let mut position = alloc::filled((last - first) as usize + 1, Self::ABSENT, WHAT)?;
         for (i, &k) in rows.iter().enumerate() {
             position[(k - first) as usize] = i as u32;
         }
-        RowIndex::Dense {
+        Ok(RowIndex::Dense {
             start: first,
             position,
-        }
+        })
     }
 }
 
@@ -435,7 +457,7 @@ mod tests {
             }
             add_sample(&mut want[r], w.units());
         }
-        assert_eq!(buckets.totals(), want);
+        assert_eq!(buckets.totals().unwrap(), want);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
+use crate::alloc;
 use crate::cpu::{self, Build, Kernel};
 use crate::error::Error;
 use crate::label::Label;
@@ -104,7 +105,7 @@ pub fn count_weighted<A: Label, B: Label>(
     let whole = counters.iter().all(|c| c.fraction == 0);
     let mut cells = Vec::new();
     for counter in counters {
-        counter.drain_into(&mut cells);
+        counter.drain_into(&mut cells)?;
     }
     stop::check()?;
     // Wide tables sort millions of cells: the sort stops on request.
@@ -112,11 +113,20 @@ pub fn count_weighted<A: Label, B: Label>(
     cells.retain(|c| c.2 != 0);
     // Whole weights sum to whole counts (below 2^62); otherwise the counts are
     // placeholders and the sums kept.
-    let keyed: Vec<(u64, u64, u64)> = cells
-        .iter()
-        .map(|&(x, y, u)| (x, y, if whole { (u >> UNIT_BITS) as u64 } else { 1 }))
-        .collect();
-    let units = (!whole).then(|| cells.iter().map(|c| c.2).collect());
+    let keyed = alloc::collect(
+        cells
+            .iter()
+            .map(|&(x, y, u)| (x, y, if whole { (u >> UNIT_BITS) as u64 } else { 1 })),
+        "the cells of a weighted table",
+    )?;
+    let units = if whole {
+        None
+    } else {
+        Some(alloc::collect(
+            cells.iter().map(|c| c.2),
+            "the weighted sums of a table's cells",
+        )?)
+    };
     let table = Table::from_key_cells(keyed, true, A::KIND, B::KIND, threads)?;
     let squares = if whole {
         None
@@ -144,6 +154,9 @@ struct Counter {
     /// The OR of the fractional units of every weight counted: 0 when all are whole.
     fraction: u64,
 }
+
+/// What a refused spill was building.
+const SPILL_WHAT: &str = "the weighted pairs of labels of a table with many cells";
 
 /// Distinct pairs in a counter's hash map beyond which it spills pairs to a list.
 const SPILL_AT: usize = 1 << 16;
@@ -247,11 +260,15 @@ fn count_block_impl<A: Label, B: Label>(
             &mut s,
             Span::of_types::<A, B>(),
         );
-        if let Err((k, value)) = added {
-            return Err(Error::BadWeight {
-                index: start + i + k,
-                value,
-            });
+        match added {
+            Err(Error::BadWeight { index, value }) => {
+                return Err(Error::BadWeight {
+                    index: start + i + index,
+                    value,
+                })
+            }
+            Err(error) => return Err(error),
+            Ok(()) => {}
         }
         if counter.total >= TOTAL_MAX {
             return Err(Error::WeightTotal);
@@ -275,6 +292,11 @@ fn widen<T: Label>(src: &[T], dst: &mut [u64]) -> (u64, u64) {
     (lo, hi)
 }
 
+/// A refused weight at an offset in its chunk (the caller adds the chunk's start).
+fn bad((index, value): (usize, f64)) -> Error {
+    Error::BadWeight { index, value }
+}
+
 impl Counter {
     /// Adds one chunk of samples with their weights `w`: in the window, one fused loop
     /// computes the cell indices (and whether all fall inside), a second adds the weights;
@@ -287,7 +309,7 @@ impl Counter {
         w: Weights<'_>,
         s: &mut Scratch,
         types: Span,
-    ) -> Result<(), (usize, f64)> {
+    ) -> Result<(), Error> {
         let m = ca.len();
         if let Some(win) = &mut self.window {
             let (a0, b0, na, nb) = (win.a0, win.b0, win.na, win.nb);
@@ -300,13 +322,13 @@ impl Counter {
                 *o = da.wrapping_mul(nb).wrapping_add(db) as u32;
             }
             if inside {
-                let (total, fraction) = w.add_to(&s.cells[..m], &mut win.sums)?;
+                let (total, fraction) = w.add_to(&s.cells[..m], &mut win.sums).map_err(bad)?;
                 self.total += total;
                 self.fraction |= fraction;
                 return Ok(());
             }
         }
-        w.units_into(&mut s.units[..m])?;
+        w.units_into(&mut s.units[..m]).map_err(bad)?;
         let cw = &s.units[..m];
         self.fraction |= cw.iter().fold(0, |f, &u| f | u as u64);
         let span = Span::new(widen(ca, &mut s.ka[..m]), widen(cb, &mut s.kb[..m]));
@@ -324,6 +346,7 @@ impl Counter {
                 }
             }
             _ if !self.spill.is_empty() => {
+                alloc::reserve(&mut self.spill, ka.len(), SPILL_WHAT)?;
                 for ((&x, &y), &u) in ka.iter().zip(kb).zip(cw) {
                     total += u;
                     self.spill.push((x, y, u));
@@ -335,7 +358,7 @@ impl Counter {
                     *self.sparse.entry((x, y)).or_insert(0) += u;
                 }
                 if self.sparse.len() >= SPILL_AT {
-                    self.spill.reserve(2 * SPILL_AT);
+                    alloc::reserve(&mut self.spill, 2 * SPILL_AT, SPILL_WHAT)?;
                     self.spill
                         .extend(self.sparse.drain().map(|((x, y), u)| (x, y, u)));
                 }
@@ -367,8 +390,11 @@ impl Counter {
     }
 
     /// Appends every non-zero `(key_a, key_b, sum)`.
-    fn drain_into(self, out: &mut Vec<(u64, u64, u128)>) {
+    fn drain_into(self, out: &mut Vec<(u64, u64, u128)>) -> Result<(), Error> {
+        const WHAT: &str = "the weighted cells of a table";
         if let Some(w) = self.window {
+            let cells = w.sums.iter().filter(|&&u| u != 0).count();
+            alloc::reserve(out, cells, WHAT)?;
             for (i, row) in w.sums.chunks_exact(w.nb as usize).enumerate() {
                 let ka = w.a0 + i as u64;
                 for (j, &u) in row.iter().enumerate() {
@@ -378,8 +404,12 @@ impl Counter {
                 }
             }
         }
-        out.extend(self.sparse.into_iter().map(|((x, y), u)| (x, y, u)));
-        out.extend(self.spill);
+        alloc::extend(
+            out,
+            self.sparse.into_iter().map(|((x, y), u)| (x, y, u)),
+            WHAT,
+        )?;
+        alloc::extend(out, self.spill.into_iter(), WHAT)
     }
 }
 

@@ -9,6 +9,7 @@ use hashbrown::HashMap;
 
 use rayon::prelude::*;
 
+use crate::alloc;
 use crate::error::Error;
 use crate::pages;
 use crate::pool;
@@ -93,8 +94,9 @@ where
         if next == MISSING {
             return Err(Error::TooManyLabels);
         }
+        alloc::room_for_one(&mut map, WHAT)?;
         map.insert(key, next);
-        uniques.push((key, offset + i));
+        alloc::push(&mut uniques, (key, offset + i), WHAT)?;
         *slot = next;
     }
     Ok(Some(Block { uniques, missing }))
@@ -121,25 +123,29 @@ pub(super) fn finish_blocks<K: Hash + Eq + Ord + Copy + Send + Sync>(
 ) -> Result<Codes, Error> {
     // Global first-seen codes, and each block's map from its local codes to them.
     let mut map: HashMap<K, u32, FixedState> = HashMap::with_hasher(FixedState::default());
-    let mut uniques: Vec<(K, usize)> = Vec::new();
+    let most = blocks.iter().map(|b| b.uniques.len()).max().unwrap_or(0);
+    alloc::reserve_map(&mut map, most, WHAT)?;
+    let mut uniques: Vec<(K, usize)> = alloc::with_capacity(most, WHAT)?;
     let mut remaps = Vec::with_capacity(blocks.len());
     for b in &blocks {
-        let mut remap = Vec::with_capacity(b.uniques.len());
+        let mut remap = alloc::with_capacity(b.uniques.len(), WHAT)?;
         for &(key, first) in &b.uniques {
             let next = uniques.len() as u32;
-            remap.push(*map.entry(key).or_insert_with(|| {
-                uniques.push((key, first));
-                next
-            }));
             if next == MISSING {
                 return Err(Error::TooManyLabels);
             }
+            alloc::room_for_one(&mut map, WHAT)?;
+            let code = *map.entry(key).or_insert(next);
+            if code == next {
+                alloc::push(&mut uniques, (key, first), WHAT)?;
+            }
+            remap.push(code);
         }
         remaps.push(remap);
     }
-    let mut order: Vec<u32> = (0..uniques.len() as u32).collect();
+    let mut order: Vec<u32> = alloc::collect(0..uniques.len() as u32, WHAT)?;
     order.sort_unstable_by(|&x, &y| uniques[x as usize].0.cmp(&uniques[y as usize].0));
-    let mut rank = vec![0u32; uniques.len()];
+    let mut rank = alloc::filled(uniques.len(), 0u32, WHAT)?;
     for (r, &o) in order.iter().enumerate() {
         rank[o as usize] = r as u32;
     }
@@ -172,10 +178,13 @@ pub(super) fn finish_blocks<K: Hash + Eq + Ord + Copy + Send + Sync>(
     }
     Ok(Codes {
         codes,
-        first: order.iter().map(|&o| uniques[o as usize].1).collect(),
+        first: alloc::collect(order.iter().map(|&o| uniques[o as usize].1), WHAT)?,
         missing: blocks.iter().map(|b| b.missing).sum(),
     })
 }
+
+/// What a refused allocation was building.
+const WHAT: &str = "the distinct labels of a labeling";
 
 /// Below this many items, strings are hashed on the calling thread.
 pub(super) const PARALLEL_MIN: usize = 1 << 15;

@@ -6,6 +6,7 @@
 mod dense;
 mod sort;
 
+use crate::alloc;
 use crate::error::Error;
 use crate::label::KeyKind;
 use crate::pages;
@@ -62,19 +63,20 @@ impl Table {
         if !sorted {
             sort_cells(&mut cells, threads)?;
         }
-        let (col_keys, col_index) = column_keys(&cells);
+        const WHAT: &str = "the cells of a table";
+        let (col_keys, col_index) = column_keys(&cells)?;
         let mut row_keys = Vec::new();
-        let mut cell_row = Vec::with_capacity(cells.len());
-        let mut cell_col = Vec::with_capacity(cells.len());
-        let mut cell_count = Vec::with_capacity(cells.len());
+        let mut cell_row = alloc::with_capacity(cells.len(), WHAT)?;
+        let mut cell_col = alloc::with_capacity(cells.len(), WHAT)?;
+        let mut cell_count = alloc::with_capacity(cells.len(), WHAT)?;
         let mut row_sums = Vec::new();
-        let mut col_sums = vec![0u64; col_keys.len()];
+        let mut col_sums = alloc::filled(col_keys.len(), 0u64, "the column sums of a table")?;
         for part in cells.chunks(stop::EVERY) {
             stop::check()?;
             for &(a, b, c) in part {
                 if row_keys.last() != Some(&a) {
-                    row_keys.push(a);
-                    row_sums.push(0);
+                    alloc::push(&mut row_keys, a, "the rows of a table")?;
+                    alloc::push(&mut row_sums, 0, "the rows of a table")?;
                 }
                 let j = col_index.get(&col_keys, b);
                 if let Some(s) = row_sums.last_mut() {

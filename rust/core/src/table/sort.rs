@@ -7,6 +7,7 @@ use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
+use crate::alloc;
 use crate::error::Error;
 use crate::pool;
 use crate::stop;
@@ -19,7 +20,7 @@ pub(crate) fn sort_cells<T>(cells: &mut Vec<(u64, u64, T)>, threads: usize) -> R
 where
     T: Copy + Default + Send + AddAssign,
 {
-    if !radix_sort(cells) {
+    if !radix_sort(cells)? {
         if threads > 1 && cells.len() > 1 << 16 {
             pool::run(|| cells.par_sort_unstable_by_key(|&(a, b, _)| (a, b)));
         } else {
@@ -44,11 +45,11 @@ where
 /// vary are sorted. Returns false, leaving `cells` as they were, otherwise. A stopped
 /// sort ([`stop::requested`]) returns true and leaves `cells` in no particular order.
 /// Each cell carries a payload `T` (a count, or a weighted sum).
-fn radix_sort<T: Copy + Default>(cells: &mut [(u64, u64, T)]) -> bool {
+fn radix_sort<T: Copy + Default>(cells: &mut [(u64, u64, T)]) -> Result<bool, Error> {
     const BITS: u32 = 11;
     const RADIX: usize = 1 << BITS;
     if cells.len() < 1 << 12 {
-        return false;
+        return Ok(false);
     }
     let (mut a_lo, mut a_hi, mut b_lo, mut b_hi) = (u64::MAX, 0, u64::MAX, 0);
     for &(a, b, _) in cells.iter() {
@@ -60,26 +61,29 @@ fn radix_sort<T: Copy + Default>(cells: &mut [(u64, u64, T)]) -> bool {
     // Keys spanning all of u64 do not pack (the range's size, 2^64, was computed before
     // this check, and overflowed in debug builds: found by cargo fuzz).
     let Some(b_range) = (b_hi - b_lo).checked_add(1) else {
-        return false;
+        return Ok(false);
     };
     let Some(max) = (a_hi - a_lo)
         .checked_mul(b_range)
         .and_then(|m| m.checked_add(b_hi - b_lo))
     else {
-        return false;
+        return Ok(false);
     };
-    let mut keyed: Vec<(u64, T)> = cells
-        .iter()
-        .map(|&(a, b, c)| ((a - a_lo) * b_range + (b - b_lo), c))
-        .collect();
-    let mut buffer = vec![(0u64, T::default()); keyed.len()];
+    const WHAT: &str = "sorting the cells of a table";
+    let mut keyed: Vec<(u64, T)> = alloc::collect(
+        cells
+            .iter()
+            .map(|&(a, b, c)| ((a - a_lo) * b_range + (b - b_lo), c)),
+        WHAT,
+    )?;
+    let mut buffer = alloc::filled(keyed.len(), (0u64, T::default()), WHAT)?;
     let passes = (u64::BITS - max.leading_zeros()).div_ceil(BITS);
     for pass in 0..passes {
         let shift = pass * BITS;
         let mut start = [0usize; RADIX];
         for part in keyed.chunks(stop::EVERY) {
             if stop::requested() {
-                return true;
+                return Ok(true);
             }
             for &(k, _) in part {
                 start[((k >> shift) as usize) & (RADIX - 1)] += 1;
@@ -93,7 +97,7 @@ fn radix_sort<T: Copy + Default>(cells: &mut [(u64, u64, T)]) -> bool {
         }
         for part in keyed.chunks(stop::EVERY) {
             if stop::requested() {
-                return true;
+                return Ok(true);
             }
             for &item in part {
                 let d = ((item.0 >> shift) as usize) & (RADIX - 1);
@@ -106,20 +110,21 @@ fn radix_sort<T: Copy + Default>(cells: &mut [(u64, u64, T)]) -> bool {
     for (cell, &(k, c)) in cells.iter_mut().zip(&keyed) {
         *cell = (a_lo + k / b_range, b_lo + k % b_range, c);
     }
-    true
+    Ok(true)
 }
 
 /// The sorted distinct column keys of `cells`, and an index from key to position. When
 /// the keys span a range not much wider than there are cells (a table counted in a dense
 /// window, or small labels), they are found by marking the range, not by sorting: for
 /// wide tables (hundreds of thousands of cells) sorting cost more than counting.
-pub(super) fn column_keys(cells: &[(u64, u64, u64)]) -> (Vec<u64>, ColIndex) {
+pub(super) fn column_keys(cells: &[(u64, u64, u64)]) -> Result<(Vec<u64>, ColIndex), Error> {
+    const WHAT: &str = "the columns of a table";
     let (lo, hi) = cells
         .iter()
         .fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c.1), hi.max(c.1)));
     if lo <= hi && hi - lo < 4 * (cells.len() as u64).max(1024) {
         const ABSENT: u32 = u32::MAX;
-        let mut position = vec![ABSENT; (hi - lo) as usize + 1];
+        let mut position = alloc::filled((hi - lo) as usize + 1, ABSENT, WHAT)?;
         for c in cells {
             position[(c.1 - lo) as usize] = 0;
         }
@@ -128,22 +133,22 @@ pub(super) fn column_keys(cells: &[(u64, u64, u64)]) -> (Vec<u64>, ColIndex) {
             if *p != ABSENT {
                 // At most `cells.len()` keys; the caller refuses more than u32 can index.
                 *p = keys.len() as u32;
-                keys.push(lo + offset as u64);
+                alloc::push(&mut keys, lo + offset as u64, WHAT)?;
             }
         }
-        return (
+        return Ok((
             keys,
             ColIndex::Dense {
                 start: lo,
                 position,
             },
-        );
+        ));
     }
-    let mut keys: Vec<u64> = cells.iter().map(|c| c.1).collect();
+    let mut keys: Vec<u64> = alloc::collect(cells.iter().map(|c| c.1), WHAT)?;
     keys.sort_unstable();
     keys.dedup();
-    let index = ColIndex::new(&keys, cells.len());
-    (keys, index)
+    let index = ColIndex::new(&keys, cells.len())?;
+    Ok((keys, index))
 }
 
 /// Finds a column key's position among the sorted distinct column keys: by binary
@@ -156,29 +161,31 @@ pub(super) enum ColIndex {
 }
 
 impl ColIndex {
-    fn new(keys: &[u64], n_cells: usize) -> Self {
+    fn new(keys: &[u64], n_cells: usize) -> Result<Self, Error> {
+        const WHAT: &str = "the index of a table's columns";
         let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
-            return ColIndex::Search;
+            return Ok(ColIndex::Search);
         };
         if keys.len() <= 256 || keys.len() > u32::MAX as usize {
-            return ColIndex::Search;
+            return Ok(ColIndex::Search);
         }
         let range = last - first;
         if range < 4 * (n_cells as u64).max(keys.len() as u64) {
-            let mut position = vec![0u32; range as usize + 1];
+            let mut position = alloc::filled(range as usize + 1, 0u32, WHAT)?;
             for (j, &k) in keys.iter().enumerate() {
                 position[(k - first) as usize] = j as u32;
             }
-            return ColIndex::Dense {
+            return Ok(ColIndex::Dense {
                 start: first,
                 position,
-            };
+            });
         }
-        let mut map = HashMap::with_capacity_and_hasher(keys.len(), FixedState::default());
+        let mut map = HashMap::with_hasher(FixedState::default());
+        alloc::reserve_map(&mut map, keys.len(), WHAT)?;
         for (j, &k) in keys.iter().enumerate() {
             map.insert(k, j as u32);
         }
-        ColIndex::Hashed(map)
+        Ok(ColIndex::Hashed(map))
     }
 
     #[inline]
@@ -204,7 +211,7 @@ mod tests {
         cells.push((3, u64::MAX, 1));
         cells.push((3, 0, 2));
         let before = cells.clone();
-        assert!(!radix_sort(&mut cells));
+        assert!(!radix_sort(&mut cells).unwrap());
         assert_eq!(cells, before);
         let t =
             Table::from_key_cells(cells, false, KeyKind::Unsigned, KeyKind::Unsigned, 1).unwrap();

@@ -1,0 +1,126 @@
+//! Allocations that grow with the input, made fallibly. The standard library's infallible
+//! allocations abort the whole process when the system refuses memory (an address-space
+//! limit such as `ulimit -v`, as HPC schedulers set): the interpreter that called us and
+//! everything in it would be gone. These helpers return [`Error::OutOfMemory`] instead,
+//! naming what was being built and how many bytes it needed, which the binding raises as
+//! Python's `MemoryError`; what was allocated before is freed as the error unwinds.
+
+use std::hash::{BuildHasher, Hash};
+
+use hashbrown::HashMap;
+
+use crate::error::Error;
+
+fn refused<T>(what: &'static str, items: usize) -> Error {
+    Error::OutOfMemory {
+        what,
+        bytes: items.saturating_mul(std::mem::size_of::<T>()),
+    }
+}
+
+/// Room in `v` for `additional` more items (amortised, as `Vec::reserve`).
+pub(crate) fn reserve<T>(
+    v: &mut Vec<T>,
+    additional: usize,
+    what: &'static str,
+) -> Result<(), Error> {
+    v.try_reserve(additional)
+        .map_err(|_| refused::<T>(what, v.len().saturating_add(additional)))
+}
+
+/// An empty vector with room for `len` items.
+pub(crate) fn with_capacity<T>(len: usize, what: &'static str) -> Result<Vec<T>, Error> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| refused::<T>(what, len))?;
+    Ok(v)
+}
+
+/// `len` copies of `value`.
+pub(crate) fn filled<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>, Error> {
+    let mut v = with_capacity(len, what)?;
+    v.resize(len, value);
+    Ok(v)
+}
+
+/// `x` pushed onto `v`, which grows fallibly when full.
+#[inline]
+pub(crate) fn push<T>(v: &mut Vec<T>, x: T, what: &'static str) -> Result<(), Error> {
+    if v.len() == v.capacity() {
+        reserve(v, 1, what)?;
+    }
+    v.push(x);
+    Ok(())
+}
+
+/// The items of `items` appended to `v`, its room made first.
+pub(crate) fn extend<T>(
+    v: &mut Vec<T>,
+    items: impl ExactSizeIterator<Item = T>,
+    what: &'static str,
+) -> Result<(), Error> {
+    reserve(v, items.len(), what)?;
+    v.extend(items);
+    Ok(())
+}
+
+/// The items of `items`, collected into a vector of their exact length.
+pub(crate) fn collect<T>(
+    items: impl ExactSizeIterator<Item = T>,
+    what: &'static str,
+) -> Result<Vec<T>, Error> {
+    let mut v = with_capacity(items.len(), what)?;
+    v.extend(items);
+    Ok(v)
+}
+
+/// Room in `map` for `additional` more entries.
+pub(crate) fn reserve_map<K: Eq + Hash, V, S: BuildHasher>(
+    map: &mut HashMap<K, V, S>,
+    additional: usize,
+    what: &'static str,
+) -> Result<(), Error> {
+    map.try_reserve(additional)
+        .map_err(|_| refused::<(K, V)>(what, map.len().saturating_add(additional)))
+}
+
+/// Room in `map` for one more entry: when full, it doubles (at least 16), fallibly.
+#[inline]
+pub(crate) fn room_for_one<K: Eq + Hash, V, S: BuildHasher>(
+    map: &mut HashMap<K, V, S>,
+    what: &'static str,
+) -> Result<(), Error> {
+    let len = map.len();
+    if len == map.capacity() {
+        reserve_map(map, len.max(16), what)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_allocation_is_an_error_naming_it() {
+        let mut v: Vec<u64> = Vec::new();
+        let got = reserve(&mut v, usize::MAX / 4, "the test's cells");
+        let Err(Error::OutOfMemory { what, bytes }) = got else {
+            panic!("{got:?}");
+        };
+        assert_eq!(what, "the test's cells");
+        assert_eq!(bytes, usize::MAX);
+        assert!(with_capacity::<u32>(usize::MAX / 2, "x").is_err());
+        assert!(filled(usize::MAX / 2, 0u16, "x").is_err());
+        let mut map: HashMap<u64, u64, foldhash::fast::FixedState> = HashMap::default();
+        assert!(reserve_map(&mut map, usize::MAX / 2, "x").is_err());
+        room_for_one(&mut map, "x").unwrap();
+        assert!(map.capacity() >= 16);
+        // The failure leaves things usable.
+        push(&mut v, 7, "x").unwrap();
+        extend(&mut v, [8, 9].into_iter(), "x").unwrap();
+        assert_eq!(v, [7, 8, 9]);
+        assert_eq!(collect([1u8, 2].into_iter(), "x").unwrap(), [1, 2]);
+        assert_eq!(filled(3, 5u8, "x").unwrap(), [5, 5, 5]);
+    }
+}

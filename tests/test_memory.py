@@ -1,0 +1,70 @@
+"""Memory refused by the system is a MemoryError naming what was being built, never the end
+of the process: each case runs in a child whose address space is capped (``RLIMIT_AS``, as
+``ulimit -v`` and HPC schedulers cap it) a little above what it already uses. The child
+checks the error's message, lifts the cap and checks that the next call gives the value the
+same call gave before the cap. Without fallible allocation the child dies of SIGABRT."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+resource = pytest.importorskip("resource")
+
+CHILD = textwrap.dedent(
+    """
+    import resource, sys
+    import numpy as np
+    import fastcluster_metrics as fcm
+
+    case, headroom = sys.argv[1], int(sys.argv[2]) << 20
+    rng = np.random.default_rng(0)
+    # Start the thread pool and its threads' allocators before the cap.
+    fcm.adjusted_rand_score(rng.integers(0, 5, 2_000_000), rng.integers(0, 5, 2_000_000))
+    n = 4_000_000
+    t = rng.integers(0, 10**12, n)
+    p = rng.integers(0, 10**12, n)
+    if case == "spread keys":
+        call = lambda: fcm.adjusted_rand_score(t, p)
+    elif case == "real weights":
+        w = rng.random(n) + 0.5
+        call = lambda: fcm.adjusted_rand_score(t, p, sample_weight=w)
+    elif case == "sparse matrix":
+        call = lambda: fcm.contingency_matrix(t, p, sparse=True).nnz
+    elif case == "object strings":
+        s = np.array([f"cell_{i}" for i in range(1_500_000)], dtype=object)
+        q = rng.integers(0, 50, s.size)
+        call = lambda: fcm.adjusted_rand_score(s, q)
+    want = call()
+    used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+    resource.setrlimit(resource.RLIMIT_AS, (used + headroom, resource.RLIM_INFINITY))
+    try:
+        call()
+    except MemoryError as error:
+        print("MemoryError:", error)
+    else:
+        print("no error")
+    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    print("next call", call() == want)
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+@pytest.mark.parametrize("headroom_mib", [24, 96])
+@pytest.mark.parametrize("case", ["spread keys", "real weights", "sparse matrix", "object strings"])
+def test_refused_memory_is_a_memory_error_and_the_next_call_is_right(case, headroom_mib):
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, case, str(headroom_mib)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("MemoryError: out of memory: could not allocate "), lines
+    assert " bytes (" in lines[0] and " MiB) for " in lines[0]
+    assert lines[1] == "next call True"
