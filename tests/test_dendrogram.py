@@ -10,7 +10,15 @@ import pytest
 
 import fastcluster_metrics as fcm
 from fastcluster_metrics import _native
-from fastcluster_metrics._many.dendrogram import _Base, _classes, _Cut, _order, _tree
+from fastcluster_metrics._many.dendrogram import (
+    _NO_CLASS,
+    _Base,
+    _classes,
+    _Cut,
+    _Every,
+    _order,
+    _tree,
+)
 from fastcluster_metrics._measures.catalogue import MEASURES
 from fastcluster_metrics._measures.contingency import Contingency
 
@@ -278,3 +286,62 @@ def test_a_million_samples_against_each_cut_counted():
         assert got.loc[k, "n_clusters"] == k
         for name, value in want.items():
             assert _close(got.loc[k, name], value), (k, name)
+
+
+def _every_cut(truth, linkage, missing="raise"):
+    """The base, the core's sums at every cut that exists, and their number, as
+    ``score_dendrogram`` makes them."""
+    classes, n_classes = _classes(truth, missing)
+    n = classes.shape[0]
+    merges, heights = _tree(linkage, n)
+    order, reachable = _order(merges, heights, n)
+    sums = _native.dendrogram_cuts(
+        classes, n_classes, merges, order.astype(np.uint64), reachable.astype(np.uint64), True
+    )
+    counted = classes[classes != _NO_CLASS]
+    row_sums = np.bincount(counted, minlength=n_classes)
+    base = _Base(counted.size, int(np.count_nonzero(row_sums)), 0.0, row_sums)
+    base.entropy_rows = _native.count_one(counted).entropy_rows() if counted.size else 1.0
+    return base, sums, reachable.size
+
+
+def _bits(values: np.ndarray) -> np.ndarray:
+    """Each float's bits, every NaN alike."""
+    return np.where(np.isnan(values), np.nan, values).view(np.uint64)
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["ward 40", "ties 300", "single 60", "missing 2000", "children 10000"],
+)
+def test_every_cut_at_once_is_each_cut_to_the_last_bit(case):
+    # The kernels run once on arrays of every cut's sums (_Every) and once per cut on a
+    # cut's own (_Cut): the same values, bit for bit, for every row marked merges and every
+    # cut, ties (no cut for some k), a missing truth and products past 2**53 and 2**100
+    # (phi's and Kendall's denominators at n = 1e4, whose Ints fall back to Python ints).
+    kind, size = case.split()
+    n = int(size)
+    missing = "raise"
+    if kind == "children":
+        rng = np.random.default_rng(46)
+        truth, linkage = rng.integers(0, 12, n), _random_tree(n, rng)
+    else:
+        truth, x = _points(
+            n, 1 if kind == "single" else 6, seed=n, decimals=0 if kind == "ties" else None
+        )
+        linkage = hierarchy.linkage(x, "average" if kind == "ties" else "ward")
+        if kind == "missing":
+            truth = np.where(np.arange(n) % 7 == 3, np.nan, truth)
+            missing = "drop"
+    base, sums, cuts = _every_cut(truth, linkage, missing)
+    every = Contingency._of(_Every(base, sums))  # type: ignore[arg-type]
+    each = [Contingency._of(_Cut(base, sums, r)) for r in range(cuts)]  # type: ignore[arg-type]
+    marked = [row for row in MEASURES.values() if row.merges]
+    for row in marked:
+        got = np.broadcast_to(np.asarray(row.exact(every), dtype=np.float64), (cuts,))
+        want = np.array([row(table) for table in each])
+        assert np.array_equal(_bits(got), _bits(want)), (row.name, np.flatnonzero(got != want)[:5])
+    got = fcm.score_dendrogram(
+        truth, linkage, metrics=[row.name for row in marked], missing=missing
+    )
+    assert got.shape[0] == n

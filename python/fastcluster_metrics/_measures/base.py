@@ -1,9 +1,9 @@
-"""What every family of measures reads of a :class:`Contingency`, and the exact arithmetic they
-share (the conventions are in the package's docstring, ``_measures/__init__.py``)."""
+"""What every family of measures reads of a :class:`Contingency` (the conventions are in the
+package's docstring, ``_measures/__init__.py``; the exact arithmetic they share is
+``exact.py``)."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,13 +18,6 @@ if TYPE_CHECKING:
 __all__ = ["TableMeasures"]
 
 _NAN = float("nan")
-
-
-def _ratio(num: float | Fraction, den: float | Fraction, degenerate: float) -> float:
-    """``num / den`` rounded once, or ``degenerate`` when ``den`` is zero."""
-    if den == 0:
-        return degenerate
-    return float(Fraction(num) / Fraction(den))
 
 
 class TableMeasures(Diagnostics):

@@ -104,7 +104,8 @@ class Measure:
     merges: bool = False
     """A function of the sums that :func:`score_dendrogram` keeps merge by merge (pair counts,
     entropies, mutual information, its expectation, purity): read for every cut of a
-    dendrogram from them, where the others are computed on each cut's table."""
+    dendrogram from them, where the others are computed on each cut's table. Its kernel is
+    written in ``exact.py``'s primitives and so runs once on arrays of every cut's sums."""
     plotted: bool = False
     """Drawn by :func:`~fastcluster_metrics.plot.plot_scores` when it scores labels itself."""
     per_sample: PerSample | None = None

@@ -12,7 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._utils.params import _fail, scipy_module
-from .base import _NAN, TableMeasures, _ratio
+from .base import _NAN, TableMeasures
+from .exact import ratio as _ratio
 
 __all__ = [
     "MatchingMeasures",

@@ -12,7 +12,9 @@ from numpy.typing import NDArray
 
 from .._table.weighted import pairs
 from .._utils.params import check_beta
-from .base import _NAN, TableMeasures, _ratio
+from .base import _NAN, TableMeasures
+from .exact import Ints, all_of, as_float, choose, copysign, minimum, sqrt
+from .exact import ratio as _ratio
 
 __all__ = ["PairMeasures"]
 
@@ -23,10 +25,9 @@ _SMI_MAX_N = 2**33
 
 def _correlation(num: int, den_squared: int) -> float:
     """``num / sqrt(den_squared)`` (nan when ``den_squared`` is zero), clipped to [-1, 1]."""
-    if den_squared == 0:
-        return _NAN
-    r = math.sqrt(float(Fraction(num * num, den_squared)))
-    return math.copysign(min(r, 1.0), num) if num else 0.0
+    r = sqrt(_ratio(num * num, den_squared, 0.0))
+    value = choose(num != 0, copysign(minimum(r, 1.0), num), 0.0)
+    return choose(den_squared == 0, _NAN, value)
 
 
 def _exact_sum_of_products(*factors: NDArray[Any]) -> int | Fraction:
@@ -55,14 +56,14 @@ def _exact_sum_of_products(*factors: NDArray[Any]) -> int | Fraction:
 
 def _signed_sqrt_ratio(num: int, den: int) -> float:
     """``num / sqrt(den)`` for integers, rounded from the exact square ``num^2 / den``."""
-    if den == 0:
-        return _NAN
-    return math.copysign(math.sqrt(float(Fraction(num * num, den))), num) if num else 0.0
+    value = choose(num != 0, copysign(sqrt(_ratio(num * num, den, 0.0)), num), 0.0)
+    return choose(den == 0, _NAN, value)
 
 
-def _plain(x: int | Fraction) -> int | float:
-    """An exact count as a user gets it: an integer, or (from real cells) the nearest float."""
-    return x if isinstance(x, int) else float(x)
+def _plain(x: int | Fraction | Ints) -> int | float:
+    """An exact count as a user gets it: an integer, or (from real cells) the nearest float;
+    an array of them as floats."""
+    return x if isinstance(x, int) else as_float(x)
 
 
 class PairMeasures(TableMeasures):
@@ -112,8 +113,9 @@ class PairMeasures(TableMeasures):
         """
         beta = check_beta("pair_f_score", beta)
         _, p, q, t = self._pairs()
-        b2 = Fraction(beta) ** 2
-        return _ratio((1 + b2) * t, b2 * p + q, 1.0)
+        # beta^2 = b / d: the quotient of integers (1 + b/d) T / (b/d P + Q), times d.
+        b, d = (Fraction(beta) ** 2).as_integer_ratio()
+        return _ratio((d + b) * t, b * p + d * q, 1.0)
 
     def dice_index(self) -> float:
         """Czekanowski-Dice index, ``2T / (P + Q)``: the pair F1 score [De13]_.
@@ -286,14 +288,14 @@ class PairMeasures(TableMeasures):
         (``P = Q = T``), nan when ``P`` or ``Q`` is 0 otherwise; may be negative.
         """
         n_pairs, p, q, t = self._pairs()
-        if p == q == t:
+        same = (p == q) & (q == t)
+        if all_of(same):
             return 1.0
-        if p * q == 0:
-            return _NAN
         # (N T - P Q) (N + s) / (s (N^2 - P Q)) with s = sqrt(P Q): the one difference of
         # nearly equal numbers, N^2 - P Q, is exact.
-        ratio = float(Fraction(n_pairs * t - p * q, n_pairs * n_pairs - p * q))
-        return ratio * (math.sqrt(float(Fraction(n_pairs * n_pairs, p * q))) + 1.0)
+        ratio = _ratio(n_pairs * t - p * q, n_pairs * n_pairs - p * q, _NAN)
+        value = ratio * (sqrt(_ratio(n_pairs * n_pairs, p * q, _NAN)) + 1.0)
+        return choose(same, 1.0, choose(p * q == 0, _NAN, value))
 
     def modified_adjusted_rand_score(self) -> float:
         """Modified adjusted Rand index (MARI) of Sundqvist, Chiquet and Rigaill [SCR23]_.
@@ -342,7 +344,7 @@ class PairMeasures(TableMeasures):
         n_pairs, p, q, t = self._pairs()
         tp, fp, fn, tn = t, q - t, p - t, n_pairs - p - q + t
         couples = n_pairs * (n_pairs - 1)
-        return tp * tn, fp * fn, couples // 2 if isinstance(couples, int) else couples / 2
+        return tp * tn, fp * fn, couples // 2 if isinstance(couples, (int, Ints)) else couples / 2
 
     def kendall_tau(self) -> float:
         """Kendall's tau-b between the two "together" indicators over all pairs of samples.

@@ -2,7 +2,8 @@
 
 The sklearn-compatible wrappers of ``supervised.py`` and the :class:`Contingency` methods both call
 these; the pair-counting scores finish in exact Python integers, the information scores in
-Rust. Degenerate tables give what scikit-learn 1.9 gives.
+Rust. Degenerate tables give what scikit-learn 1.9 gives. Each is written in ``exact.py``'s
+primitives, so that it runs unchanged on arrays of every cut's sums (``score_dendrogram``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._table.weighted import AnyTable, pairs
+from .exact import all_of, as_float, choose, maximum, minimum, quotient, ratio, sqrt
 
 __all__ = [
     "EPS",
@@ -55,19 +57,20 @@ def pair_confusion_matrix(table: AnyTable) -> NDArray[Any]:
 def rand(table: AnyTable) -> float:
     tn, fp, fn, tp = pair_confusion(table)
     numerator, denominator = tn + tp, tn + fp + fn + tp
-    if numerator == denominator or denominator == 0:
-        return 1.0
-    return float(numerator / denominator)
+    same = (numerator == denominator) | (denominator == 0)
+    return choose(same, 1.0, ratio(numerator, denominator, 1.0))
 
 
 def ari(table: AnyTable, random_model: str = "perm") -> float:
     tn, fp, fn, tp = pair_confusion(table)
-    if fn == 0 and fp == 0:
+    same = (fn == 0) & (fp == 0)
+    if all_of(same):
         return 1.0
     if random_model not in ("perm", "perm1"):
         return _ari_under(table, random_model)
     # One correctly rounded division of exact integers.
-    return float(2 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn)))
+    den = (tp + fn) * (fn + tn) + (tp + fp) * (fp + tn)
+    return choose(same, 1.0, ratio(2 * (tp * tn - fn * fp), den, math.nan))
 
 
 def _ari_under(table: AnyTable, random_model: str) -> float:
@@ -91,56 +94,70 @@ def hcv(table: AnyTable, beta: float) -> tuple[float, float, float]:
     entropy_c = table.entropy_rows()
     entropy_k = table.entropy_cols()
     mi = table.mutual_info()
-    homogeneity = mi / entropy_c if entropy_c else 1.0
-    completeness = mi / entropy_k if entropy_k else 1.0
-    if homogeneity + completeness == 0.0:
-        v_measure = 0.0
-    elif beta * homogeneity + completeness == 0.0:
+    homogeneity = choose(entropy_c != 0, quotient(mi, entropy_c), 1.0)
+    completeness = choose(entropy_k != 0, quotient(mi, entropy_k), 1.0)
+    weighed = beta * homogeneity + completeness
+    v_measure = choose(
+        homogeneity + completeness == 0.0,
+        0.0,
         # beta = 0 and completeness = 0: V_0 is homogeneity for every completeness > 0, so its
         # limit (scikit-learn raises ZeroDivisionError here).
-        v_measure = homogeneity
-    else:
-        v_measure = (1 + beta) * homogeneity * completeness / (beta * homogeneity + completeness)
-    return float(homogeneity), float(completeness), float(v_measure)
+        choose(
+            weighed == 0.0, homogeneity, quotient((1 + beta) * homogeneity * completeness, weighed)
+        ),
+    )
+    return as_float(homogeneity), as_float(completeness), as_float(v_measure)
 
 
 def mi(table: AnyTable) -> float:
     rows, cols = table.shape
-    if rows == 1 or cols == 1:
+    single = (rows == 1) | (cols == 1)
+    if all_of(single):
         return 0.0
     if table.n == 0:
         raise ValueError("mutual information is undefined for an empty contingency table")
-    return table.mutual_info()
+    return choose(single, 0.0, table.mutual_info())
 
 
-def generalized_average(u: float, v: float, average_method: str) -> float:
+def generalized_average(u: Any, v: Any, average_method: str) -> Any:
     if average_method == "min":
-        return min(u, v)
+        return minimum(u, v)
     if average_method == "geometric":
-        return math.sqrt(u * v)
+        return sqrt(u * v)
     if average_method == "arithmetic":
         return (u + v) / 2
-    return max(u, v)
+    return maximum(u, v)
+
+
+def _one_each(table: AnyTable) -> Any:
+    """One class and one cluster, or none of either: identical labelings."""
+    classes, clusters = table.shape
+    return ((classes == 1) & (clusters == 1)) | ((classes == 0) & (clusters == 0))
+
+
+def _away_from_zero(x: Any) -> Any:
+    """As scikit-learn: keep the sign, but never less than eps in size."""
+    return choose(x < 0, minimum(x, -EPS), maximum(x, EPS))
 
 
 def nmi(table: AnyTable, average_method: str) -> float:
-    classes, clusters = table.shape
-    if classes == clusters == 1 or classes == clusters == 0:
+    same = _one_each(table)
+    if all_of(same):
         return 1.0
     mi = table.mutual_info()
-    if mi == 0:
-        return 0.0
     normalizer = generalized_average(table.entropy_rows(), table.entropy_cols(), average_method)
-    return float(mi / normalizer)
+    return as_float(choose(same, 1.0, choose(mi == 0, 0.0, quotient(mi, normalizer))))
 
 
 def ami(table: AnyTable, average_method: str, random_model: str = "perm") -> float:
-    classes, clusters = table.shape
-    if classes == clusters == 1 or classes == clusters == 0:
+    same = _one_each(table)
+    if all_of(same):
         return 1.0
+    classes, clusters = table.shape
+    single = (classes == 1) | (clusters == 1)
     if random_model in ("perm", "perm1"):
-        if classes == 1 or clusters == 1:
-            return 0.0
+        if all_of(single):
+            return as_float(choose(same, 1.0, 0.0))
         mi, emi, h_true, h_pred = table.ami_parts()
     else:
         # A side drawn anew may hold information where the observed one has one block.
@@ -148,21 +165,19 @@ def ami(table: AnyTable, average_method: str, random_model: str = "perm") -> flo
         if expected is None:
             raise RuntimeError("model_parts gave no expected mutual information")
         emi = expected
-        if (classes == 1 or clusters == 1) and emi == 0.0:
+        if single and emi == 0.0:
             return 0.0
+        single = False
         mi, h_true, h_pred = table.mutual_info(), table.entropy_rows(), table.entropy_cols()
     normalizer = generalized_average(h_true, h_pred, average_method)
-    denominator = normalizer - emi
-    # As scikit-learn: keep the sign, but never divide by (or return) less than eps in size.
-    denominator = min(denominator, -EPS) if denominator < 0 else max(denominator, EPS)
-    numerator = mi - emi
-    numerator = min(numerator, -EPS) if numerator < 0 else max(numerator, EPS)
-    return float(numerator / denominator)
+    # Never divide by (or return) less than eps in size.
+    value = _away_from_zero(mi - emi) / _away_from_zero(normalizer - emi)
+    return as_float(choose(same, 1.0, choose(single, 0.0, value)))
 
 
 def fowlkes_mallows(table: AnyTable) -> float:
     _, p, q, t = pairs(table)
-    return math.sqrt(t / q) * math.sqrt(t / p) if t != 0 else 0.0
+    return choose(t != 0, sqrt(ratio(t, q, math.nan)) * sqrt(ratio(t, p, math.nan)), 0.0)
 
 
 def purity(table: AnyTable) -> float:

@@ -490,12 +490,13 @@ def pairs(table: _native.Table | WeightedTable) -> tuple[Any, Any, Any, Any]:
     cluster and within both, as exact integers. Weighted samples: sums of ``w(x) w(y)`` over
     the pairs, a whole weight ``k`` standing for ``k`` samples of weight 1 (exact Fractions:
     ``(c**2 - s) / 2`` for a cell, class, cluster or total ``c`` whose samples' squares sum
-    to ``s``)."""
+    to ``s``). A table of every cut of a dendrogram gives arrays of exact integers, which
+    take the integers' path."""
     n, cells_sq, rows_sq, cols_sq = table.pair_sums()
-    if all(isinstance(x, int) for x in (n, cells_sq, rows_sq, cols_sq)):
+    if not isinstance(table, WeightedTable) or all(
+        isinstance(x, int) for x in (n, cells_sq, rows_sq, cols_sq)
+    ):
         return n * (n - 1) // 2, (rows_sq - n) // 2, (cols_sq - n) // 2, (cells_sq - n) // 2
-    if not isinstance(table, WeightedTable):
-        raise TypeError("a table of counts has integer pair sums")
     s = table.square_sum()
     return (n * n - s) / 2, (rows_sq - s) / 2, (cols_sq - s) / 2, (cells_sq - s) / 2
 
