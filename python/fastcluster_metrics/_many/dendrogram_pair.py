@@ -96,12 +96,16 @@ def compare_dendrograms(
     (m1, o1, reach1), (m2, o2, reach2) = _replay(linkage1, n), _replay(linkage2, n)
     wanted = _ks(ks, n, func)
     # Each tree's cut for k: its fewest merges that leave at most k clusters (maxclust).
-    merged = np.maximum(n - wanted, 0)
+    # Both trees' steps grow with the merges n - k: in that order the distinct pairs are
+    # one path, which the core walks.
+    merged, at = np.unique(np.maximum(n - wanted, 0), return_inverse=True)
     steps = np.stack(
         [reach1[np.searchsorted(reach1, merged)], reach2[np.searchsorted(reach2, merged)]]
     )
-    # Both trees' steps grow as k falls: the distinct pairs, in that order, are one path.
-    record, at = np.unique(steps, axis=1, return_inverse=True)
+    new = np.ones(merged.size, dtype=bool)
+    new[1:] = (steps[:, 1:] != steps[:, :-1]).any(axis=0)
+    record = steps[:, new]
+    at = (np.cumsum(new) - 1)[np.asarray(at).reshape(-1)]
     sums = _native.dendrogram_pair_cuts(
         n,
         m1,
@@ -130,7 +134,6 @@ def compare_dendrograms(
             for row in per_cut:
                 values[row.name][r] = row(table)
         columns.update(values)
-    at = np.asarray(at).reshape(-1)
     frame = pd.DataFrame(
         {name: np.asarray(v)[at] for name, v in columns.items()},
         index=pd.Index(wanted, name="k"),

@@ -136,6 +136,7 @@ fn merge_next(this: &mut Tree, other: &mut Tree, shared: &mut Shared) -> Result<
         Some(cells) => cells,
         None => single(big, other),
     };
+    big_cells.reserve(small_cells.len());
     for (&j, &x) in &small_cells {
         let cell = big_cells.entry(j).or_insert(0);
         let old = *cell;
