@@ -123,6 +123,31 @@ def test_counting_pass_stops(tmp_path: Path) -> None:
     _assert_stopped(latency, out)
 
 
+@pytest.mark.parametrize("delay", [0.5, 2.5, 5.0])
+def test_hash_path_stops_at_any_moment(tmp_path: Path, delay: float) -> None:
+    # Labels spread over 1e12 (2e7 of them, a call of several seconds): counted into hash
+    # maps and spills, their cells sorted, their columns' keys sorted and indexed; a
+    # SIGINT at any of those moments is honoured.
+    latency, out = _interrupt(
+        _child(
+            """
+            rng = np.random.default_rng(1)
+            t = rng.integers(0, 10**12, 2 * 10**7)
+            p = rng.integers(0, 10**12, 2 * 10**7)
+            """,
+            "fcm.adjusted_rand_score(t, p)",
+            """
+            from sklearn.metrics import adjusted_rand_score
+            t, p = t[: 10**6] % 50, p[: 10**6] % 70
+            assert abs(fcm.adjusted_rand_score(t, p) - adjusted_rand_score(t, p)) < 1e-12
+            """,
+        ),
+        tmp_path,
+        delay=delay,
+    )
+    _assert_stopped(latency, out)
+
+
 def test_weighted_pass_stops(tmp_path: Path) -> None:
     latency, out = _interrupt(
         _child(
