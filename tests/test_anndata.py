@@ -179,3 +179,68 @@ def test_bad_weights_column():
         fcm.evaluate_adata(obs, "cell_type", "leiden_0.5", weights="sizes")
     with pytest.raises(TypeError, match="weights is the name of one column"):
         fcm.evaluate_adata(obs, "cell_type", "leiden_0.5", weights=["size"])
+
+
+# --- soft_scores_adata: membership matrices of obsm -------------------------------------------
+
+
+def _soft_adata():
+    import scipy.sparse as sp
+
+    obs = _obs()
+    rng = np.random.default_rng(12)
+    codes = obs["cell_type"].cat.codes.to_numpy()
+    probabilities = 0.7 * np.eye(5)[codes] + 0.3 * rng.dirichlet(np.ones(5), N)
+    adata = anndata.AnnData(obs=obs)
+    adata.obsm["probabilities"] = probabilities
+    adata.obsm["top2"] = sp.csr_matrix(np.where(probabilities >= 0.2, probabilities, 0.0))
+    adata.obs["size"] = rng.integers(1, 5, N).astype(float)
+    return adata
+
+
+@pytest.mark.parametrize(
+    ("truth", "pred"),
+    [("cell_type", "probabilities"), ("probabilities", "top2"), ("leiden_0.5", "cell_type")],
+)
+def test_soft_scores_of_obsm_and_obs_keys(truth, pred):
+    adata = _soft_adata()
+
+    def value(key):
+        return adata.obsm[key] if key in adata.obsm else adata.obs[key]
+
+    got = fcm.soft_scores_adata(adata, truth, pred)
+    assert list(got) == ["frobenius_rand_score", "frobenius_adjusted_rand_score"]
+    for name, score in got.items():
+        assert score == getattr(fcm, name)(value(truth), value(pred))
+    weighted = fcm.soft_scores_adata(adata, truth, pred, weights="size")
+    want = fcm.frobenius_adjusted_rand_score(
+        value(truth), value(pred), sample_weight=adata.obs["size"].to_numpy()
+    )
+    assert weighted["frobenius_adjusted_rand_score"] == pytest.approx(want, rel=1e-12)
+
+
+def test_soft_scores_on_hard_labels_are_rand_and_ari():
+    adata = _soft_adata()
+    got = fcm.soft_scores_adata(adata, "cell_type", "leiden_0.5")
+    obs = adata.obs
+    assert got["frobenius_adjusted_rand_score"] == pytest.approx(
+        fcm.adjusted_rand_score(obs["cell_type"], obs["leiden_0.5"]), rel=1e-12
+    )
+    assert got["frobenius_rand_score"] == pytest.approx(
+        fcm.rand_score(obs["cell_type"], obs["leiden_0.5"]), rel=1e-12
+    )
+
+
+def test_soft_scores_errors_name_the_key():
+    adata = _soft_adata()
+    bad = adata.obsm["probabilities"].copy()
+    bad[7, 2] = -0.5
+    adata.obsm["bad"] = bad
+    with pytest.raises(ValueError, match=r"soft_scores_adata: obsm\['bad'\] has a negative entry"):
+        fcm.soft_scores_adata(adata, "cell_type", "bad")
+    with pytest.raises(KeyError, match=r"pred 'umap' is neither a key of obsm \(which has"):
+        fcm.soft_scores_adata(adata, "cell_type", "umap")
+    with pytest.raises(TypeError, match="truth is the key of obsm or obs"):
+        fcm.soft_scores_adata(adata, ["cell_type"], "probabilities")
+    with pytest.raises(TypeError, match="takes an AnnData in memory"):
+        fcm.soft_scores_adata("cells.h5ad", "cell_type", "probabilities")

@@ -4,7 +4,9 @@ written set by set, extended BCubed against a loop over pairs, and the errors.""
 
 from __future__ import annotations
 
+import itertools
 import math
+import pickle
 import warnings
 
 import numpy as np
@@ -507,3 +509,103 @@ def test_cover_errors(bad, message):
 def test_the_variant_is_checked():
     with pytest.raises(fcm.InvalidParameterError, match=r"'variant' parameter .* among"):
         fcm.overlapping_normalized_mutual_info_score([0, 1], [0, 1], variant="NMI")
+
+
+# --- streams: FrobeniusAccumulator ---------------------------------------------------------
+
+
+def _split(n: int, rng: np.random.Generator) -> list[slice]:
+    """Chunks of random sizes (an empty one among them)."""
+    cuts = np.sort(rng.choice(np.arange(1, n), 5, replace=False))
+    bounds = [0, *cuts.tolist(), cuts[2], n]
+    return [slice(a, b) for a, b in itertools.pairwise(sorted(bounds))]
+
+
+STREAM_FORMS = ["dense", "sparse", "labels", "strings"]
+
+
+@pytest.mark.parametrize("form_true", STREAM_FORMS)
+@pytest.mark.parametrize("form_pred", STREAM_FORMS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_chunks_accumulate_to_the_whole(form_true, form_pred, weighted):
+    rng = np.random.default_rng(len(form_true) * 7 + len(form_pred) + weighted)
+    n = 400
+    codes = rng.integers(0, 6, n)
+    forms = {
+        "dense": rng.dirichlet(np.ones(4), n),
+        "sparse": sp.csr_matrix(rng.dirichlet(np.full(5, 0.3), n).round(1) + np.eye(5)[codes % 5]),
+        "labels": codes,
+        "strings": np.array([f"type{c}" for c in rng.integers(0, 7, n)]),
+    }
+    a, b = forms[form_true], forms[form_pred]
+    w = rng.random(n) * 3 if weighted else None
+    acc = fcm.FrobeniusAccumulator()
+    for part in _split(n, rng):
+        acc.update(a[part], b[part], sample_weight=None if w is None else w[part])
+    for name in ("frobenius_rand_score", "frobenius_adjusted_rand_score"):
+        whole = getattr(fcm, name)(a, b, sample_weight=w)
+        assert getattr(acc, name)() == pytest.approx(whole, rel=1e-12, abs=1e-12)
+    assert acc.n == pytest.approx(n if w is None else w.sum(), rel=1e-14)
+
+
+def test_chunks_with_labels_the_others_lack_align_by_value():
+    # each chunk of labels has its own label set: columns are matched by label value
+    rng = np.random.default_rng(3)
+    p = rng.dirichlet(np.ones(3), 300)
+    truth = np.array(["B"] * 100 + ["T"] * 100 + ["NK"] * 100, dtype=object)
+    whole = fcm.frobenius_adjusted_rand_score(truth, p)
+    acc = fcm.FrobeniusAccumulator()
+    for part in (slice(0, 100), slice(100, 150), slice(150, 300)):
+        acc.update(truth[part], p[part])
+    assert acc.frobenius_adjusted_rand_score() == pytest.approx(whole, rel=1e-12)
+    left, right = fcm.FrobeniusAccumulator(), fcm.FrobeniusAccumulator()
+    left.update(truth[:120], p[:120])
+    right.update(truth[120:], p[120:], sample_weight=np.ones(180))
+    merged = left + right
+    assert merged.frobenius_adjusted_rand_score() == pytest.approx(whole, rel=1e-12)
+    assert merged.n == 300 and left.n == 120  # (the operands are unchanged)
+
+
+def test_an_empty_accumulator_and_zero_weights():
+    acc = fcm.FrobeniusAccumulator()
+    assert acc.n == 0.0
+    assert acc.frobenius_rand_score() == acc.frobenius_adjusted_rand_score() == 1.0
+    assert repr(acc) == "FrobeniusAccumulator(n=0.0)"
+    p = np.array([[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]])
+    acc.update(p, [0, 1, 1], sample_weight=[0, 0, 0])  # a chunk may weigh nothing
+    assert acc.n == 0.0
+    acc.update(p, [0, 1, 1])
+    assert acc.frobenius_adjusted_rand_score() == pytest.approx(
+        fcm.frobenius_adjusted_rand_score(p, [0, 1, 1]), rel=1e-12
+    )
+    assert (acc + fcm.FrobeniusAccumulator()).n == acc.n == (fcm.FrobeniusAccumulator() + acc).n
+
+
+def test_the_accumulator_pickles_under_the_package_name():
+    rng = np.random.default_rng(8)
+    p, labels = rng.dirichlet(np.ones(3), 50), rng.choice(["x", "y"], 50)
+    acc = fcm.FrobeniusAccumulator().update(p[:20], labels[:20])
+    data = pickle.dumps(acc)
+    assert b"FrobeniusAccumulator" in data
+    assert b"_soft" not in data and b"_Chunks" not in data  # (no private path)
+    again = pickle.loads(data).update(p[20:], labels[20:])
+    want = fcm.frobenius_adjusted_rand_score(p, labels)
+    assert again.frobenius_adjusted_rand_score() == pytest.approx(want, rel=1e-12)
+    assert pickle.loads(pickle.dumps(fcm.FrobeniusAccumulator())).n == 0.0
+    assert type(acc).__module__ == "fastcluster_metrics"
+
+
+def test_accumulator_errors_add_nothing():
+    p = np.array([[0.9, 0.1], [0.2, 0.8]])
+    acc = fcm.FrobeniusAccumulator().update(p, [0, 1])
+    with pytest.raises(ValueError, match="has 3 columns in this chunk and 2 in the chunks"):
+        acc.update(np.array([[0.5, 0.3, 0.2]]), [1])
+    with pytest.raises(ValueError, match="memberships_pred is 1-D labels in some chunks and a"):
+        acc.update(p, p)
+    with pytest.raises(ValueError, match=r"FrobeniusAccumulator.update: memberships_true has NaN"):
+        acc.update(np.array([[np.nan, 1.0]]), [0])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        acc.update(p, [0])
+    assert acc.n == 2.0
+    assert acc.frobenius_adjusted_rand_score() == fcm.frobenius_adjusted_rand_score(p, [0, 1])
+    assert acc.__add__(3) is NotImplemented

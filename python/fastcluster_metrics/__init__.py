@@ -12,6 +12,7 @@ from ._io.anndata import (
     evaluate_adata,
     per_sample_adata,
     score_levels_adata,
+    soft_scores_adata,
 )
 from ._io.stream import ContingencyAccumulator, read_contingency
 from ._many.compare import compare_many, pairwise
@@ -54,7 +55,11 @@ from ._soft.covers import (
     omega_index,
     overlapping_normalized_mutual_info_score,
 )
-from ._soft.frobenius import frobenius_adjusted_rand_score, frobenius_rand_score
+from ._soft.frobenius import (
+    FrobeniusAccumulator,
+    frobenius_adjusted_rand_score,
+    frobenius_rand_score,
+)
 from ._utils.params import InvalidParameterError
 
 
@@ -103,6 +108,7 @@ __all__ = [
     "Contingency",
     "ContingencyAccumulator",
     "Evaluation",
+    "FrobeniusAccumulator",
     "InvalidParameterError",
     "PermutationResult",
     "adjusted_mutual_info_score",
@@ -144,6 +150,7 @@ __all__ = [
     "score_dendrogram",
     "score_levels",
     "score_levels_adata",
+    "soft_scores_adata",
     "v_measure_score",
 ]
 __all__ += _functions.__all__

@@ -11,7 +11,7 @@ of the file. Of an AnnData file (.h5ad, zarr), the ``obs`` columns asked for are
 (not ``X``). This module holds the arguments and the entry point; ``plan.py`` plans which
 columns to read from which file (two files joined on an id column) and counts them,
 ``render.py`` scores and renders, ``per_sample.py`` writes each row's scores (``--per-sample``:
-the label columns kept whole).
+the label columns kept whole), ``soft.py`` scores membership matrices and covers (``--soft``).
 
 Exit status: 0 on success, 1 for a problem with the data (a missing file or column, an
 unreadable file, a length mismatch, missing labels), 2 for a usage error. Errors are one line
@@ -48,6 +48,7 @@ from .render import (
     save_clustree,
     save_plot,
 )
+from .soft import score_soft
 
 __all__ = ["DEMO_OPTIONS", "main", "parser", "score"]
 
@@ -67,6 +68,7 @@ examples:
   {PROG} cells.parquet --truth cell_type --pred 'leiden_*' --clustree tree.png
   {PROG} cells.csv --truth cell_type --pred 'leiden_*' --per-sample ecs.parquet
   {PROG} annotation.csv clusters.tsv --on cell_id --truth cell_type --pred cluster
+  {PROG} cells.parquet --soft --truth cell_type --pred 'prob_*'     (FRI and FARI)
   {PROG}                  (no arguments: the built-in example; see {PROG} demo --help)
 
 measures (--metrics, comma-separated, full or short names in any case; default
@@ -141,6 +143,14 @@ def parser() -> Parser:
         " obs_names)",
     )
     p.add_argument(
+        "--soft",
+        action="store_true",
+        help="soft and overlapping labelings: --truth and each --pred name one labeling, a"
+        " pattern ('prob_*') the columns of a membership matrix (probabilities), a name one"
+        " column of labels or, in Parquet and Arrow files, of label lists (a cover); prints"
+        " FRI and FARI, or Omega, overlapping NMI and extended BCubed where a side is a cover",
+    )
+    p.add_argument(
         "--format",
         choices=("table", "json", "csv"),
         default="table",
@@ -213,6 +223,9 @@ def score(args: argparse.Namespace) -> int:
         check_encoding(args.encoding)
     except ValueError as e:
         raise CliError(f"--encoding: {e}", 2) from e
+    if args.soft:
+        _write(score_soft(args), args.output)
+        return 0
     metrics = resolve_metrics(args.metrics)
     plot_path = check_plot_path(args.plot) if args.plot else None
     tree_path = check_plot_path(args.clustree, "--clustree") if args.clustree else None

@@ -28,6 +28,7 @@ __all__ = [
     "open_source",
     "plan",
     "stderr_is_tty",
+    "weights_column",
 ]
 
 
@@ -84,14 +85,27 @@ def _find(file: DataFile, wanted: str | list[str], what: str) -> list[str]:
         return file.find(wanted, what)
 
 
+def weights_column(file: DataFile, spec: str | None) -> str | None:
+    """The one column ``--weights`` names (None without the option)."""
+    if spec is None:
+        return None
+    found = _find(file, spec, "weights")
+    if len(found) != 1:
+        raise CliError(f"--weights {spec} names {len(found)} columns; give one", 2)
+    return found[0]
+
+
 def _progress(show: bool) -> Progress | None:
     return Progress(PROGRESS_DELAY, leave=False) if show else None
 
 
-def _batches(file: DataFile, columns: list[str], rows: int, show: bool) -> Iterator[dict[str, Any]]:
-    """The columns, chunk by chunk (Arrow arrays; pandas Series for AnnData files)."""
+def _batches(
+    file: DataFile, columns: list[str], rows: int, show: bool, lists: bool = False
+) -> Iterator[dict[str, Any]]:
+    """The columns, chunk by chunk (Arrow arrays; pandas Series for AnnData files); with
+    ``lists``, list columns too."""
     with _reading(file):
-        chunks = file.batches(columns, rows, progress=_progress(show))
+        chunks = file.batches(columns, rows, progress=_progress(show), lists=lists)
     while True:
         with _reading(file):
             try:
@@ -111,16 +125,16 @@ def _again(file: DataFile, error: ColumnTypeError) -> DataFile:
     return again
 
 
-def _frame(file: DataFile, columns: list[str], rows: int, show: bool) -> Any:
-    """The columns, whole, as a pandas DataFrame."""
+def _frame(file: DataFile, columns: list[str], rows: int, show: bool, lists: bool = False) -> Any:
+    """The columns, whole, as a pandas DataFrame (with ``lists``, list columns too)."""
     while True:
         try:
-            return _whole(file, columns, rows, show)
+            return _whole(file, columns, rows, show, lists)
         except ColumnTypeError as e:
             file = _again(file, e)
 
 
-def _whole(file: DataFile, columns: list[str], rows: int, show: bool) -> Any:
+def _whole(file: DataFile, columns: list[str], rows: int, show: bool, lists: bool) -> Any:
     import pandas as pd
 
     wanted = list(dict.fromkeys(columns))
@@ -128,7 +142,7 @@ def _whole(file: DataFile, columns: list[str], rows: int, show: bool) -> Any:
         pd.DataFrame(
             {c: v if isinstance(v, pd.Series) else v.to_pandas() for c, v in chunk.items()}
         )
-        for chunk in _batches(file, wanted, rows, show)
+        for chunk in _batches(file, wanted, rows, show, lists)
     ]
     if not parts:
         return pd.DataFrame({c: pd.Series([], dtype=object) for c in wanted})
@@ -279,12 +293,7 @@ def plan(args: Any) -> Plan:
         raise CliError(f"--truth {args.truth} names {len(truths)} columns; give one", 2)
     truth = truths[0]
     preds = _find(second, args.pred, "pred")
-    weights = None
-    if args.weights is not None:
-        found = _find(first, args.weights, "weights")
-        if len(found) != 1:
-            raise CliError(f"--weights {args.weights} names {len(found)} columns; give one", 2)
-        weights = found[0]
+    weights = weights_column(first, args.weights)
     on = None
     if args.on is not None:
         left_id, _, right_id = args.on.partition("=")

@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._many.compare import compare_many
 from .._many.consistency import element_agreement, element_consistency
 from .._measures.per_sample import per_sample_measure, per_sample_score
+from .._soft.frobenius import sums as frobenius_sums
 from .._utils.public import public
 from .columns import find_columns, weight_values
 from .readers import open_file
@@ -29,6 +30,7 @@ __all__ = [
     "evaluate_adata",
     "per_sample_adata",
     "score_levels_adata",
+    "soft_scores_adata",
 ]
 
 
@@ -324,3 +326,71 @@ def score_levels_adata(
     truth = {name: columns[name] for name in level_names}
     predictions: Any = columns[names[0]] if one else {name: columns[name] for name in names}
     return score_levels(truth, predictions, metrics=metrics, missing=missing)
+
+
+def _memberships_of(adata: Any, key: str, role: str, func: str) -> tuple[Any, str]:
+    """The membership matrix ``adata.obsm[key]``, else the labels ``adata.obs[key]``, with
+    the name the errors give it."""
+    if not isinstance(key, str):
+        raise TypeError(f"{func}: {role} is the key of obsm or obs to read; got {key!r}")
+    obsm = getattr(adata, "obsm", None)
+    if obsm is not None and key in obsm:
+        return obsm[key], f"obsm[{key!r}]"
+    obs = getattr(adata, "obs", None)
+    if obs is None or not hasattr(obs, "columns"):
+        raise TypeError(f"{func} takes an AnnData in memory; got {type(adata).__name__}")
+    if key in obs.columns:
+        return obs[key], f"obs[{key!r}]"
+    keys = list(obsm.keys()) if obsm is not None else []
+    raise KeyError(
+        f"{func}: {role} {key!r} is neither a key of obsm (which has {keys}) nor a column"
+        f" of obs (which has {list(obs.columns)})"
+    )
+
+
+@public
+def soft_scores_adata(
+    adata: Any, truth: str, pred: str, *, weights: str | None = None
+) -> dict[str, float]:
+    """:func:`frobenius_rand_score` and :func:`frobenius_adjusted_rand_score` of two soft
+    labelings of an AnnData's cells.
+
+    ``truth`` and ``pred`` each name a key of ``adata.obsm`` (a membership matrix, cells x
+    clusters: a classifier's probabilities, dense, SciPy sparse or a DataFrame) or, failing
+    that, a column of ``adata.obs`` (hard labels, read as one-hot rows). ``weights`` names an
+    ``obs`` column of sample weights (such as a metacell's size), checked as
+    :func:`evaluate_adata` checks it. The matrices are read once, for both scores; errors
+    name the key (``obsm['probabilities'] has NaN in row 12``).
+
+    Returns
+    -------
+    dict
+        ``{"frobenius_rand_score": FRI, "frobenius_adjusted_rand_score": FARI}``.
+
+    Examples
+    --------
+    An AnnData is read through its ``obs`` and ``obsm`` alone (here, a stand-in with both):
+
+    >>> from types import SimpleNamespace
+    >>> import numpy as np, pandas as pd
+    >>> import fastcluster_metrics as fcm
+    >>> P = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.8]])
+    >>> adata = SimpleNamespace(obs=pd.DataFrame({"cell_type": list("BBTT")}),
+    ...                         obsm={"probabilities": P})
+    >>> scores = fcm.soft_scores_adata(adata, "cell_type", "probabilities")
+    >>> round(scores["frobenius_adjusted_rand_score"], 4)
+    0.7055
+    """
+    func = "soft_scores_adata"
+    a, name_a = _memberships_of(adata, truth, "truth", func)
+    b, name_b = _memberships_of(adata, pred, "pred", func)
+    w = None
+    if weights is not None:
+        obs = adata.obs
+        (weights,) = find_columns(obs.columns, [weights], "weights", patterns=False)
+        w = weight_values(None, weights, obs[weights])
+    found = frobenius_sums(func, a, b, w, names=(name_a, name_b))
+    return {
+        "frobenius_rand_score": found.rand(),
+        "frobenius_adjusted_rand_score": found.adjusted_rand(),
+    }

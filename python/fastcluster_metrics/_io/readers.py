@@ -209,16 +209,18 @@ class DataFile:
         *,
         row_groups: Sequence[int] | None = None,
         progress: Progress | None = None,
+        lists: bool = False,
     ) -> Iterator[Batch]:
         """The columns asked for (refused if one is not there), batch by batch, as
         ``{name: labels}``: Arrow arrays of about ``batch_size`` rows (pandas Series of every
         row for AnnData files); of some row groups only for Parquet. Under a progress bar (of
-        rows, or of bytes for CSV and TSV) with ``progress``."""
+        rows, or of bytes for CSV and TSV) with ``progress``. With ``lists``, list columns
+        (label sets: covers) are read too."""
         wanted = list(dict.fromkeys(columns))
         if self.kind not in _TEXT or self._schema is not None:
             self.check(wanted)  # (CSV: once open, below; not from a first block read apart)
         if self.kind in ("parquet", "ipc"):
-            self._check_types(self._arrow_schema(), wanted)
+            self._check_types(self._arrow_schema(), wanted, lists)
         if self.kind in _TEXT:
             return self._csv_batches(wanted, int(batch_size), progress)
         if self.kind == "parquet":
@@ -227,11 +229,12 @@ class DataFile:
             return self._ipc_batches(wanted, progress)
         return iter([self._read_obs(wanted)])
 
-    def _check_types(self, schema: Any, columns: Sequence[str]) -> None:
-        """Refuses a column whose values cannot be labels, before any row is read."""
+    def _check_types(self, schema: Any, columns: Sequence[str], lists: bool = False) -> None:
+        """Refuses a column whose values cannot be labels (nor label sets, with ``lists``),
+        before any row is read."""
         for column in columns:
             kind = refused_kind(schema.field(column).type)
-            if kind is not None:
+            if kind is not None and not (lists and kind == "list"):
                 raise LabelTypeError(
                     f"{self.name}: column {column!r} holds {kind} values; label columns hold"
                     " text, numbers, booleans or categories"

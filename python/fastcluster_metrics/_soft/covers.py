@@ -41,6 +41,7 @@ __all__ = [
     "groups",
     "omega_index",
     "overlapping_normalized_mutual_info_score",
+    "scores",
 ]
 
 NAMES = ("cover_true", "cover_pred")
@@ -677,3 +678,19 @@ def overlapping_normalized_mutual_info_score(
         )
     g = groups(func, cover_true, cover_pred)
     return onmi(intersections(g), variant)
+
+
+def scores(func: str, cover_true: Any, cover_pred: Any) -> dict[str, float]:
+    """Every measure of this module, by its full name (overlapping NMI under both variants),
+    from one grouping of the samples (the command line's ``--soft``)."""
+    g = groups(func, cover_true, cover_pred)
+    t = intersections(g)
+    precision, recall, f = _bcubed(g)
+    return {
+        "omega_index": _omega(g),
+        "overlapping_normalized_mutual_info_score": onmi(t, "MGH"),
+        "overlapping_normalized_mutual_info_score_lfk": onmi(t, "LFK"),
+        "extended_bcubed_precision": precision,
+        "extended_bcubed_recall": recall,
+        "extended_bcubed_f": f,
+    }

@@ -31,11 +31,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._labels.weights import check_sample_weight, zero_weights
+from .._table.merge import union
 from .._utils.params import scipy_module
 from .._utils.public import public
 from .memberships import CHUNK_ROWS, Memberships, check_same_samples, read_memberships
 
-__all__ = ["FrobeniusSums", "frobenius_adjusted_rand_score", "frobenius_rand_score", "sums"]
+__all__ = [
+    "FrobeniusAccumulator",
+    "FrobeniusSums",
+    "frobenius_adjusted_rand_score",
+    "frobenius_rand_score",
+    "sums",
+]
 
 NAMES = ("memberships_true", "memberships_pred")
 
@@ -93,8 +100,54 @@ class FrobeniusSums:
             return 1.0
         return float(2.0 * (self.cross - expected) / denominator)
 
+    @classmethod
+    def of_gram(cls, gram: NDArray[np.float64], k1: int, n: float) -> FrobeniusSums:
+        """The sums of ``XᵀWX``, ``X = [P Q 1]`` (``P`` has ``k1`` columns): its blocks are
+        ``PᵀWP``, ``PᵀWQ``, ``QᵀWQ`` and, in its last row, the column sums."""
+        k = gram.shape[0] - 1
+        colsum = gram[k, :k]
+        return cls(
+            n=n,
+            cross=_square(np.ascontiguousarray(gram[:k1, k1:k])),
+            total_a=float(colsum[:k1] @ colsum[:k1]),
+            square_a=_square(np.ascontiguousarray(gram[:k1, :k1])),
+            trace_a=float(np.trace(gram[:k1, :k1])),
+            total_b=float(colsum[k1:] @ colsum[k1:]),
+            square_b=_square(np.ascontiguousarray(gram[k1:k, k1:k])),
+            trace_b=float(np.trace(gram[k1:k, k1:k])),
+        )
 
-# --- one side's sums and the cross sum, by the forms the memberships come in ------------------
+
+# --- one side's products and the cross product, by the forms the memberships come in --------
+#
+# A product is kept in the form its inputs allow: a 1-D array for a diagonal (one-hot sides'
+# PᵀWP: the class sizes), a SciPy sparse matrix, or a dense array.
+
+
+def _entries(x: Any) -> NDArray[np.float64]:
+    """The stored entries of a product in any form (those of a diagonal are its own)."""
+    if isinstance(x, np.ndarray):
+        flat: NDArray[np.float64] = x.reshape(-1)
+        return flat
+    return np.asarray(x.data)
+
+
+def _trace(x: Any) -> float:
+    if isinstance(x, np.ndarray):
+        return float(x.sum() if x.ndim == 1 else np.trace(x))
+    return float(x.diagonal().sum())
+
+
+def _dense(x: Any) -> NDArray[np.float64]:
+    if isinstance(x, np.ndarray):
+        return np.diag(x) if x.ndim == 1 else x
+    out: NDArray[np.float64] = x.toarray()
+    return out
+
+
+def _square(x: NDArray[np.float64]) -> float:
+    flat = x.reshape(-1)
+    return float(flat @ flat)
 
 
 def _one_hot(m: Memberships) -> Any:
@@ -116,17 +169,14 @@ def _weighted_sparse(x: Any, w: NDArray[np.float64] | None) -> Any:
     return sparse.diags(w) @ x
 
 
-def _side(m: Memberships, w: NDArray[np.float64] | None) -> tuple[float, float, float]:
-    """``(sum A, ⟨A, A⟩, tr A)`` of one side."""
+def _side_gram(m: Memberships, w: NDArray[np.float64] | None) -> tuple[Any, NDArray[np.float64]]:
+    """``PᵀWP`` of one side (one-hot: its diagonal, the class sizes) and its column sums."""
     if m.codes is not None:
         sizes = np.bincount(m.codes, weights=w, minlength=m.k).astype(np.float64)
-        return float(sizes @ sizes), float(sizes @ sizes), float(sizes.sum())
+        return sizes, sizes
     if m.sparse is not None:
         xw = _weighted_sparse(m.sparse, w)
-        gram = (m.sparse.T @ xw).tocsr()
-        colsum = np.asarray(xw.sum(axis=0)).reshape(-1)
-        data = np.asarray(gram.data)
-        return float(colsum @ colsum), float(data @ data), float(gram.diagonal().sum())
+        return (m.sparse.T @ xw).tocsr(), np.asarray(xw.sum(axis=0)).reshape(-1)
     gram = np.zeros((m.k + 1, m.k + 1))
     x_all = np.empty((CHUNK_ROWS, m.k + 1))
     for start, block in m.chunks():
@@ -136,31 +186,30 @@ def _side(m: Memberships, w: NDArray[np.float64] | None) -> tuple[float, float, 
         if w is not None:
             x *= np.sqrt(w[start : start + block.shape[0]])[:, None]
         gram += x.T @ x  # PᵀWP, with the column sums in its last row
-    colsum = gram[m.k, : m.k]
-    inner = np.ascontiguousarray(gram[: m.k, : m.k])
-    return float(colsum @ colsum), _square(inner), float(np.trace(inner))
+    return np.ascontiguousarray(gram[: m.k, : m.k]), gram[m.k, : m.k].copy()
 
 
-def _square(x: NDArray[np.float64]) -> float:
-    flat = x.reshape(-1)
-    return float(flat @ flat)
+def _side(m: Memberships, w: NDArray[np.float64] | None) -> tuple[float, float, float]:
+    """``(sum A, ⟨A, A⟩, tr A)`` of one side."""
+    gram, colsum = _side_gram(m, w)
+    entries = _entries(gram)
+    return float(colsum @ colsum), float(entries @ entries), _trace(gram)
 
 
-def _codes_cross(p: Memberships, q: Memberships, w: NDArray[np.float64] | None) -> float:
-    """‖PᵀWQ‖²_F of two one-hot sides: the squared cells of their weighted table."""
+def _codes_keys(p: Memberships, q: Memberships) -> NDArray[np.int64]:
     assert p.codes is not None and q.codes is not None
-    key = p.codes.astype(np.int64) * q.k + q.codes
-    if p.k * q.k <= 1 << 22:
-        cells = np.bincount(key, weights=w, minlength=p.k * q.k)
-    else:
-        _, inverse = np.unique(key, return_inverse=True)
-        cells = np.bincount(inverse.reshape(-1), weights=w)
-    cells = cells.astype(np.float64)
-    return float(cells @ cells)
+    key: NDArray[np.int64] = p.codes.astype(np.int64) * q.k + q.codes
+    return key
 
 
-def _codes_dense(codes: Memberships, dense: Memberships, w: NDArray[np.float64] | None) -> float:
-    """‖PᵀWQ‖²_F of a one-hot side and a dense one: each chunk's rows summed by code."""
+def _codes_table(p: Memberships, q: Memberships, w: NDArray[np.float64] | None) -> Any:
+    """``PᵀWQ`` of two one-hot sides: their weighted contingency table, dense."""
+    cells = np.bincount(_codes_keys(p, q), weights=w, minlength=p.k * q.k)
+    return cells.astype(np.float64).reshape(p.k, q.k)
+
+
+def _codes_dense(codes: Memberships, dense: Memberships, w: NDArray[np.float64] | None) -> Any:
+    """``PᵀWQ`` of a one-hot side and a dense one: each chunk's rows summed by code."""
     assert codes.codes is not None
     table = np.zeros((codes.k, dense.k))
     for start, block in dense.chunks():
@@ -171,16 +220,14 @@ def _codes_dense(codes: Memberships, dense: Memberships, w: NDArray[np.float64] 
         sorted_codes = c[order]
         starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
         table[sorted_codes[starts]] += np.add.reduceat(block[order], starts, axis=0)
-    return _square(table)
+    return table
 
 
-def _sparse_cross(p: Memberships, q: Memberships, w: NDArray[np.float64] | None) -> float:
-    """‖PᵀWQ‖²_F when a side is sparse: a sparse product, by chunks of rows where the other
+def _sparse_table(p: Memberships, q: Memberships, w: NDArray[np.float64] | None) -> Any:
+    """``PᵀWQ`` when a side is sparse: a sparse product, by chunks of rows where the other
     side is dense (so that no n x k weighted copy is made)."""
     if q.dense is None and p.dense is None:
-        product = (_as_sparse(p).T @ _weighted_sparse(_as_sparse(q), w)).tocsr()
-        data = np.asarray(product.data)
-        return float(data @ data)
+        return (_as_sparse(p).T @ _weighted_sparse(_as_sparse(q), w)).tocsr()
     sparse_side, dense_side = (p, q) if q.dense is not None else (q, p)
     x = _as_sparse(sparse_side)
     table = np.zeros((sparse_side.k, dense_side.k))
@@ -189,20 +236,32 @@ def _sparse_cross(p: Memberships, q: Memberships, w: NDArray[np.float64] | None)
         if w is not None:
             block = block * w[start:stop, None]
         table += np.asarray(x[start:stop].T @ block)
-    return _square(table)
+    return table if sparse_side is p else table.T
+
+
+def _cross_table(p: Memberships, q: Memberships, w: NDArray[np.float64] | None) -> Any:
+    """``PᵀWQ`` (k1 x k2), dense or sparse, of two sides not both dense."""
+    if p.codes is not None and q.codes is not None:
+        return _codes_table(p, q, w)
+    if p.sparse is not None or q.sparse is not None:
+        return _sparse_table(p, q, w)
+    if p.codes is not None:
+        return _codes_dense(p, q, w)
+    return _codes_dense(q, p, w).T
 
 
 def _cross(p: Memberships, q: Memberships, w: NDArray[np.float64] | None) -> float:
-    if p.codes is not None and q.codes is not None:
-        return _codes_cross(p, q, w)
-    if p.sparse is not None or q.sparse is not None:
-        return _sparse_cross(p, q, w)
-    if p.codes is not None:
-        return _codes_dense(p, q, w)
-    return _codes_dense(q, p, w)
+    """``‖PᵀWQ‖²_F``; of two one-hot sides too wide for a dense table, from their distinct
+    cells."""
+    if p.codes is not None and q.codes is not None and p.k * q.k > 1 << 22:
+        _, inverse = np.unique(_codes_keys(p, q), return_inverse=True)
+        cells = np.bincount(inverse.reshape(-1), weights=w).astype(np.float64)
+        return float(cells @ cells)
+    entries = _entries(_cross_table(p, q, w))
+    return float(entries @ entries)
 
 
-def _dense_pair(p: Memberships, q: Memberships, w: NDArray[np.float64] | None) -> FrobeniusSums:
+def _dense_gram(p: Memberships, q: Memberships, w: NDArray[np.float64] | None) -> Any:
     """Both sides dense: each chunk of rows ``X = [P Q 1]`` (scaled by √w) gives ``PᵀP``,
     ``PᵀQ``, ``QᵀQ``, the column sums and ``n`` as the blocks of one symmetric product ``XᵀX``
     (BLAS syrk; a separate ``1ᵀX`` costs more than the product)."""
@@ -221,21 +280,35 @@ def _dense_pair(p: Memberships, q: Memberships, w: NDArray[np.float64] | None) -
             x[:, k] = 1.0
             x *= np.sqrt(w[start : start + rows])[:, None]
         gram += x.T @ x
-    colsum = gram[k, :k]
-    return FrobeniusSums(
-        n=float(p.n) if w is None else float(w.sum()),
-        cross=_square(np.ascontiguousarray(gram[:k1, k1:k])),
-        total_a=float(colsum[:k1] @ colsum[:k1]),
-        square_a=_square(np.ascontiguousarray(gram[:k1, :k1])),
-        trace_a=float(np.trace(gram[:k1, :k1])),
-        total_b=float(colsum[k1:] @ colsum[k1:]),
-        square_b=_square(np.ascontiguousarray(gram[k1:k, k1:k])),
-        trace_b=float(np.trace(gram[k1:k, k1:k])),
-    )
+    return gram
 
 
-def _weights(func: str, sample_weight: Any, n: int) -> NDArray[np.float64] | None:
-    """Sample weights as float64, their values checked (non-negative, finite, not all 0)."""
+def _gram(p: Memberships, q: Memberships, w: NDArray[np.float64] | None) -> Any:
+    """``XᵀWX`` of ``X = [P Q 1]``, dense, whatever the sides' forms (an accumulator's sums)."""
+    if p.dense is not None and q.dense is not None:
+        return _dense_gram(p, q, w)
+    k1, k = p.k, p.k + q.k
+    gram = np.zeros((k + 1, k + 1))
+    for m, part in ((p, slice(0, k1)), (q, slice(k1, k))):
+        side, colsum = _side_gram(m, w)
+        gram[part, part] = _dense(side)
+        gram[k, part] = gram[part, k] = colsum
+    gram[:k1, k1:k] = _dense(_cross_table(p, q, w))
+    gram[k1:k, :k1] = gram[:k1, k1:k].T
+    gram[k, k] = _total(p, w)
+    return gram
+
+
+def _total(p: Memberships, w: NDArray[np.float64] | None) -> float:
+    """``n = Σ w`` (the number of rows without weights)."""
+    return float(p.n) if w is None else float(w.sum())
+
+
+def _weights(
+    func: str, sample_weight: Any, n: int, allow_zero: bool = False
+) -> NDArray[np.float64] | None:
+    """Sample weights as float64, their values checked (non-negative, finite, and not all 0
+    unless ``allow_zero``: a chunk of a stream may weigh nothing)."""
     if sample_weight is None:
         return None
     w = check_sample_weight(func, sample_weight, n).astype(np.float64)
@@ -246,27 +319,38 @@ def _weights(func: str, sample_weight: Any, n: int) -> NDArray[np.float64] | Non
             f"{func}: sample_weight[{i}] is {w[i].item()!r}:"
             " weights must be non-negative and finite"
         )
-    if n and not (w > 0).any():
+    if n and not allow_zero and not (w > 0).any():
         raise zero_weights(func)
     return w
 
 
+def _read_pair(
+    func: str, names: tuple[str, str], a: Any, b: Any
+) -> tuple[Memberships, Memberships]:
+    p, q = read_memberships(func, names[0], a), read_memberships(func, names[1], b)
+    check_same_samples(func, names, p.n, q.n)
+    return p, q
+
+
 def sums(
-    func: str, memberships_true: Any, memberships_pred: Any, sample_weight: Any = None
+    func: str,
+    memberships_true: Any,
+    memberships_pred: Any,
+    sample_weight: Any = None,
+    names: tuple[str, str] = NAMES,
 ) -> FrobeniusSums:
-    """The sums of two membership matrices, read and checked (the one prepare step)."""
-    p = read_memberships(func, NAMES[0], memberships_true)
-    q = read_memberships(func, NAMES[1], memberships_pred)
-    check_same_samples(func, NAMES, p.n, q.n)
+    """The sums of two membership matrices, read and checked (the one prepare step);
+    ``names`` are the inputs' names in the errors."""
+    p, q = _read_pair(func, names, memberships_true, memberships_pred)
     w = _weights(func, sample_weight, p.n)
     if p.n == 0:
         return FrobeniusSums(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     if p.dense is not None and q.dense is not None:
-        return _dense_pair(p, q, w)
+        return FrobeniusSums.of_gram(_dense_gram(p, q, w), p.k, _total(p, w))
     total_a, square_a, trace_a = _side(p, w)
     total_b, square_b, trace_b = _side(q, w)
     return FrobeniusSums(
-        n=float(p.n) if w is None else float(w.sum()),
+        n=_total(p, w),
         cross=_cross(p, q, w),
         total_a=total_a,
         square_a=square_a,
@@ -372,3 +456,149 @@ def frobenius_adjusted_rand_score(
 for _f in (frobenius_rand_score, frobenius_adjusted_rand_score):
     _f.__doc__ = (_f.__doc__ or "").replace("    {inputs}", "\n" + _INPUTS_DOC.strip("\n") + "\n")
 del _f
+
+
+# --- streams -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Chunks:
+    """The sums of some chunks: ``gram = XᵀWX`` of ``X = [P Q 1]`` (``P``: ``k1`` columns),
+    ``n = Σ w``, and for each side given as 1-D labels the label of each of its columns."""
+
+    gram: NDArray[np.float64]
+    k1: int
+    n: float
+    labels: tuple[NDArray[Any] | None, NDArray[Any] | None]
+
+    @property
+    def widths(self) -> tuple[int, int]:
+        return self.k1, self.gram.shape[0] - 1 - self.k1
+
+
+def _plus(a: _Chunks, b: _Chunks) -> _Chunks:
+    """The sums of the samples of both: matrix columns matched by position, label columns by
+    label value (a label one side lacks adds a column of zeros to it)."""
+    at_a: list[NDArray[np.int64]] = []
+    at_b: list[NDArray[np.int64]] = []
+    labels: list[NDArray[Any] | None] = []
+    widths: list[int] = []
+    width = 0
+    for side, name in enumerate(NAMES):
+        labels_a, labels_b = a.labels[side], b.labels[side]
+        k_a, k_b = a.widths[side], b.widths[side]
+        if (labels_a is None) != (labels_b is None):
+            raise ValueError(
+                f"FrobeniusAccumulator: {name} is 1-D labels in some chunks and a matrix in"
+                " others: give each side in one form in every chunk"
+            )
+        if labels_a is None or labels_b is None:
+            if k_a != k_b:
+                raise ValueError(
+                    f"FrobeniusAccumulator: {name} has {k_b} columns in this chunk and {k_a}"
+                    " in the chunks before: a matrix's columns are the same clusters in every"
+                    " chunk"
+                )
+            merged, places = None, [np.arange(k_a), np.arange(k_b)]
+        else:
+            merged, places = union([labels_a, labels_b], name)
+        at_a.append(width + places[0])
+        at_b.append(width + places[1])
+        labels.append(merged)
+        widths.append(k_a if merged is None else int(merged.size))
+        width += widths[-1]
+    gram = np.zeros((width + 1, width + 1))
+    for part, at in ((a, at_a), (b, at_b)):
+        index = np.concatenate([*at, [width]])
+        gram[np.ix_(index, index)] += part.gram
+    return _Chunks(gram, widths[0], a.n + b.n, (labels[0], labels[1]))
+
+
+@public
+class FrobeniusAccumulator:
+    """FRI and FARI of membership matrices given chunk by chunk.
+
+    ``update(chunk_true, chunk_pred)`` adds one chunk of rows (any input
+    :func:`frobenius_adjusted_rand_score` takes: dense, SciPy sparse, or 1-D labels as
+    one-hot rows); :meth:`frobenius_rand_score` and :meth:`frobenius_adjusted_rand_score`
+    are then those of the concatenation of all chunks. The state is the sums FARI is made
+    of, ``XᵀWX`` of ``X = [P Q 1]``, which add up over chunks: ``(k1 + k2 + 1)²`` numbers,
+    whatever the number of rows (for hard labels of many clusters,
+    :class:`ContingencyAccumulator` keeps only the non-zero cells). A matrix side must have
+    the same columns in every chunk; a side of 1-D labels may have labels that other chunks
+    lack (columns are matched by label value). ``sample_weight`` weighs the chunk's rows as
+    the functions do; a chunk may weigh nothing. Accumulators of disjoint samples merge
+    with ``a + b``, and pickle. An update that fails adds nothing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastcluster_metrics import FrobeniusAccumulator, frobenius_adjusted_rand_score
+    >>> P = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.8]])
+    >>> truth = ["B", "B", "T", "T"]
+    >>> acc = FrobeniusAccumulator().update(P[:3], truth[:3]).update(P[3:], truth[3:])
+    >>> acc.n
+    4.0
+    >>> whole = frobenius_adjusted_rand_score(P, truth)
+    >>> abs(acc.frobenius_adjusted_rand_score() - whole) < 1e-12
+    True
+    """
+
+    __slots__ = ("_chunks",)
+
+    def __init__(self) -> None:
+        self._chunks: _Chunks | None = None
+
+    def update(
+        self, memberships_true: Any, memberships_pred: Any, *, sample_weight: Any = None
+    ) -> FrobeniusAccumulator:
+        """Adds one chunk of rows (the same samples on both sides, in the same order, and
+        optionally their weights)."""
+        func = "FrobeniusAccumulator.update"
+        p, q = _read_pair(func, NAMES, memberships_true, memberships_pred)
+        w = _weights(func, sample_weight, p.n, allow_zero=True)
+        if p.n == 0:
+            return self
+        chunk = _Chunks(_gram(p, q, w), p.k, _total(p, w), (p.labels, q.labels))
+        self._chunks = chunk if self._chunks is None else _plus(self._chunks, chunk)
+        return self
+
+    @property
+    def n(self) -> float:
+        """The number of rows added so far (with weights: their total)."""
+        return 0.0 if self._chunks is None else self._chunks.n
+
+    def _sums(self) -> FrobeniusSums:
+        c = self._chunks
+        if c is None:
+            return FrobeniusSums(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        return FrobeniusSums.of_gram(c.gram, c.k1, c.n)
+
+    def frobenius_rand_score(self) -> float:
+        """:func:`frobenius_rand_score` of every row added so far."""
+        return self._sums().rand()
+
+    def frobenius_adjusted_rand_score(self) -> float:
+        """:func:`frobenius_adjusted_rand_score` of every row added so far."""
+        return self._sums().adjusted_rand()
+
+    def __add__(self, other: object) -> FrobeniusAccumulator:
+        if not isinstance(other, FrobeniusAccumulator):
+            return NotImplemented
+        out = FrobeniusAccumulator()
+        a, b = self._chunks, other._chunks
+        out._chunks = a if b is None else b if a is None else _plus(a, b)
+        return out
+
+    def __repr__(self) -> str:
+        return f"FrobeniusAccumulator(n={self.n})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        # plain values, not the private _Chunks: a pickle names no private class
+        c = self._chunks
+        if c is None:
+            return {"gram": None}
+        return {"gram": c.gram, "k1": c.k1, "n": c.n, "labels": c.labels}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._chunks = None if state["gram"] is None else _Chunks(**state)

@@ -61,6 +61,8 @@ class Memberships:
     dense: NDArray[np.float64] | None = None
     sparse: Any = None
     codes: NDArray[np.intp] | None = None
+    labels: NDArray[Any] | None = None
+    """With ``codes``: the label of each column (sorted), by which chunks align."""
 
     def chunks(self, rows: int = CHUNK_ROWS) -> Iterator[tuple[int, NDArray[np.float64]]]:
         """``(start, block)`` of the dense matrix, each block checked (:func:`check_block`)."""
@@ -149,15 +151,16 @@ def _refuse_rows(func: str, name: str, block: NDArray[Any], start: int) -> None:
     )
 
 
-def _label_codes(func: str, name: str, labels: Any) -> tuple[NDArray[np.intp], int]:
-    """Any 1-D labels as dense codes ``0..k-1`` (the package's encoding); missing refused."""
+def _label_codes(func: str, name: str, labels: Any) -> tuple[NDArray[np.intp], NDArray[Any]]:
+    """Any 1-D labels as dense codes ``0..k-1`` (the package's encoding) and the label of each
+    code; missing refused."""
     arr = validated(labels, "raise")
     column = encode(labels, arr)
     if column.missing is not None:
         count = int(column.missing.sum())
         raise _error(func, name, f"has missing labels: {missing_advice(count, len(column))}")
     uniques, codes = np.unique(column.codes, return_inverse=True)
-    return codes.reshape(-1).astype(np.intp, copy=False), int(uniques.shape[0])
+    return codes.reshape(-1).astype(np.intp, copy=False), column.labels(uniques)
 
 
 def _two_d(func: str, name: str, x: Any) -> NDArray[Any] | None:
@@ -209,8 +212,10 @@ def read_memberships(func: str, name: str, x: Any) -> Memberships:
         return Memberships(func, name, int(n), int(k), sparse=csr)
     arr = _two_d(func, name, x)
     if arr is None:
-        codes, k = _label_codes(func, name, x)
-        return Memberships(func, name, int(codes.shape[0]), k, codes=codes)
+        codes, values = _label_codes(func, name, x)
+        return Memberships(
+            func, name, int(codes.shape[0]), int(values.shape[0]), codes=codes, labels=values
+        )
     dense = _numbers(func, name, arr)
     return Memberships(func, name, int(dense.shape[0]), int(dense.shape[1]), dense=dense)
 
@@ -335,13 +340,13 @@ def read_cover(func: str, name: str, x: Any) -> Cover:
         else:
             flat_arr = np.empty(len(flat), dtype=object)
             flat_arr[:] = flat
-        codes, k = _label_codes(func, name, flat_arr)
-        return _cover_from_pairs(n, rows, codes, k, func, name)
+        codes, values = _label_codes(func, name, flat_arr)
+        return _cover_from_pairs(n, rows, codes, int(values.shape[0]), func, name)
     arr = _two_d(func, name, x)
     if arr is not None:
         rows, cols = _binary_matrix(func, name, arr)
         return _cover_from_pairs(int(arr.shape[0]), rows, cols, int(arr.shape[1]), func, name)
-    codes, k = _label_codes(func, name, x)
+    codes, values = _label_codes(func, name, x)
     n = int(codes.shape[0])
     indptr = np.arange(n + 1, dtype=np.int64)
-    return Cover(n, k, indptr, codes.astype(np.int64))
+    return Cover(n, int(values.shape[0]), indptr, codes.astype(np.int64))
