@@ -14,6 +14,7 @@ __all__ = [
     "count_one",
     "count_weighted",
     "dendrogram_cuts",
+    "dendrogram_pair_cuts",
     "encode_arrow",
     "encode_arrow_views",
     "encode_fixed",
