@@ -172,7 +172,7 @@ def test_smi_weights():
     )
     with pytest.raises(ValueError, match="counts only"):
         fcm.standardized_mutual_info_score(t, p, sample_weight=w + 0.5)
-    # Weights that make n past 2**33 samples: refused at once, not hours of work.
+    # Weights that make n past 2**33 samples: refused at once, not minutes and gigabytes.
     with pytest.raises(ValueError, match=r"at most 2\*\*33 samples .* n = 85,899,345,920,000"):
         fcm.standardized_mutual_info_score(t, p, sample_weight=np.full(5000, 2**34))
 

@@ -875,7 +875,7 @@ impl Table {
     /// The variance of the mutual information (nats) when one labeling is permuted at
     /// random: 0.0 where every permutation gives the same value.
     fn mutual_info_variance(&self, py: Python<'_>) -> PyResult<f64> {
-        // Seconds at a million samples: watched.
+        // Seconds past a billion samples (whole weights): watched.
         let long = self.long() || self.inner.n() >= 1 << 12;
         Ok(
             interruptible(py, long, || self.inner.mutual_info_variance())?

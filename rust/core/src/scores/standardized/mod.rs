@@ -14,20 +14,27 @@
 //! - Then `Cov(A_i, Σ_j f_ij) = Σ_j E[g_ij(n_ij) (f_ij(n_ij) + E[Σ_{l≠j} f_il(n_il) | n_ij])]`,
 //!   every function centred on its mean.
 //!
-//! Both conditional expectations are of one kind ([`others`]): the counts of a column over
-//! the rows (or of a row over the columns) are a multivariate hypergeometric vector, and
-//! its partial sums `x_1 + … + x_k` a Markov chain, walked forward and backward. The cost
-//! grows as `n` times the square of the number of standard deviations kept (below); rows
-//! and columns of equal sizes are computed once.
+//! Both conditional expectations are of one kind: the counts of a column over the rows (or
+//! of a row over the columns) are a multivariate hypergeometric vector. Two methods give
+//! them, and each pass takes the one its cost estimate says is less work:
 //!
-//! Every distribution is kept where its probabilities are at least [`CUT`] of its mode's
-//! (about 8.8 standard deviations on each side of its mean for a wide one): the mass left
-//! out of each is of the order of 1e-17, and the variance agrees with Romano et al.'s sum
-//! over pairs of cells (computed on every probability) to 4e-13 at n = 300 (the tests
-//! below). The passes start each category's conditional distributions from the highest
-//! state's and mix in one draw at a time, so no probability is recomputed from factorials.
+//! - [`chain`]: its partial sums `x_1 + … + x_k` are a Markov chain, walked forward and
+//!   backward. Its cost is each count's window times its partial sums' (the square of the
+//!   number of standard deviations kept, times `n`): small tables, narrow distributions.
+//! - [`fourier`]: the same sums from the counts' generating functions at about 30
+//!   frequencies, categories of one size together: each window's width times 30, so the
+//!   cost grows as `√n` and not with the number of equal-sized categories.
+//!
+//! Every distribution is kept where its probabilities are at least [`window::CUT`] of its
+//! mode's (about 8.8 standard deviations on each side of its mean for a wide one): the
+//! mass left out of each is of the order of 1e-17. The variance agrees with every table
+//! of small margins to 1e-12 and with Romano et al.'s sum over pairs of cells (computed on
+//! every probability) to 4e-13 at n = 300, by either method; the two methods agree to
+//! 1e-14 on shapes up to 5e4 samples (the tests below).
 
-use std::ops::Range;
+mod chain;
+mod fourier;
+mod window;
 
 use rayon::prelude::*;
 
@@ -36,276 +43,30 @@ use crate::emi::bd0;
 use crate::emi::size_counts;
 use crate::pool;
 use crate::stop;
+use window::{window, Window};
 
-/// Probabilities below this fraction of their distribution's mode are left out.
-const CUT: f64 = 1.0 / (1u64 << 56) as f64;
-
-/// A hypergeometric count's probabilities from `lo`, normalized, where they are at least
-/// [`CUT`] of the mode's.
-#[derive(Debug, Clone)]
-struct Window {
-    lo: u64,
-    p: Vec<f64>,
+/// How the passes over a row's or a column's counts are taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(test), allow(dead_code))] // the tests force either method
+pub(crate) enum Method {
+    /// Over the partial sums, one draw at a time ([`chain`]).
+    Chain,
+    /// From the generating functions at a few frequencies ([`fourier`]).
+    Fourier,
+    /// Whichever [`chain::cost`] and [`fourier::cost`] say is less work, pass by pass.
+    Cheaper,
 }
 
-impl Window {
-    fn hi(&self) -> u64 {
-        self.lo + self.p.len() as u64 - 1
-    }
-}
-
-/// The count of white samples among `draws` drawn from `total`, `white` of them white.
-fn window(draws: u64, white: u64, total: u64) -> Window {
-    let lo = (draws + white).saturating_sub(total);
-    let hi = draws.min(white);
-    let mode = ((u128::from(draws) + 1) * (u128::from(white) + 1) / (u128::from(total) + 2)) as u64;
-    let m = mode.clamp(lo, hi);
-    let (d, w, black) = (draws as f64, white as f64, (total - white) as f64);
-    // The ratios of consecutive probabilities, outward from the mode.
-    let mut up = Vec::new();
-    let (mut v, mut x) = (1.0, m);
-    while x < hi {
-        let xf = x as f64;
-        v *= (w - xf) * (d - xf) / ((xf + 1.0) * (black - d + xf + 1.0));
-        if v < CUT {
-            break;
-        }
-        up.push(v);
-        x += 1;
-    }
-    let mut down = Vec::new();
-    let (mut v, mut x) = (1.0, m);
-    while x > lo {
-        let xf = x as f64;
-        v *= xf * (black - d + xf) / ((w - xf + 1.0) * (d - xf + 1.0));
-        if v < CUT {
-            break;
-        }
-        down.push(v);
-        x -= 1;
-    }
-    let mut p = Vec::with_capacity(down.len() + 1 + up.len());
-    p.extend(down.iter().rev());
-    p.push(1.0);
-    p.extend(&up);
-    let total_p: f64 = p.iter().sum();
-    p.iter_mut().for_each(|q| *q /= total_p);
-    Window {
-        lo: m - down.len() as u64,
-        p,
-    }
-}
-
-/// The conditional probabilities of category `k`'s count given each state `s` of the
-/// partial sum before it, from the highest state down, on the window `xw` of its
-/// marginal: `visit(s, q)` with `q[x - xw.lo]`. Each state has one more draw left than
-/// the one above it, and one more draw mixes the probabilities into a second buffer (two
-/// products a count, no division), starting from the highest state's own window.
-fn conditionals(
-    states: &Window,
-    xw: &Window,
-    (draws, size, pop): (u64, u64, u64),
-    q: &mut Vec<f64>,
-    mut visit: impl FnMut(u64, &[f64]),
-) {
-    // The range worked on spans the conditional windows of the highest and the lowest
-    // state (the mass moves up with each draw, so none may start below it) and `xw`.
-    let top = states.hi();
-    let first = window(draws - top, size, pop);
-    let last = window(draws - states.lo, size, pop);
-    let lo = first.lo.min(xw.lo);
-    let hi = last.hi().max(xw.hi()).max(first.hi());
-    q.clear();
-    q.resize((hi - lo + 1) as usize, 0.0);
-    q[(first.lo - lo) as usize..][..first.p.len()].copy_from_slice(&first.p);
-    let mut spare = vec![0.0; q.len()];
-    let off = (xw.lo - lo) as usize;
-    let (c, m) = (size as f64, pop as f64);
-    for s in (states.lo..=top).rev() {
-        if s < top {
-            // From n = draws - s - 1 draws to n + 1: P'(x) = P(x) (m - n - c + x) / (m - n)
-            // + P(x - 1) (c - x + 1) / (m - n), into the spare buffer (a loop the compiler
-            // vectorizes).
-            let n = (draws - s - 1) as f64;
-            let inv = 1.0 / (m - n);
-            let x0 = lo as f64;
-            let (stay0, move0) = ((m - n - c + x0) * inv, (c - x0 + 1.0) * inv);
-            spare[0] = q[0] * stay0;
-            for (i, (out, pair)) in spare[1..].iter_mut().zip(q.windows(2)).enumerate() {
-                let di = (i + 1) as f64 * inv;
-                *out = pair[1] * (stay0 + di) + pair[0] * (move0 - di);
+impl Method {
+    fn fourier(self, sizes: &[(u64, u64)], total: u64, draws: u64) -> bool {
+        match self {
+            Method::Chain => false,
+            Method::Fourier => true,
+            Method::Cheaper => {
+                fourier::cost(sizes, total, draws) < chain::cost(sizes, total, draws)
             }
-            std::mem::swap(q, &mut spare);
-        }
-        visit(s, &q[off..][..xw.p.len()]);
-    }
-}
-
-/// The windows of the partial sums `s_k = x_0 + … + x_{k-1}`, `k = 0..=K`, of the counts
-/// of categories of `sizes` (summing to `total`) among `draws` samples drawn at random,
-/// and the samples left before each category.
-fn chain(sizes: &[u64], total: u64, draws: u64) -> (Vec<Window>, Vec<u64>) {
-    let (mut prefix, mut pops) = (0u64, Vec::with_capacity(sizes.len()));
-    let mut states = Vec::with_capacity(sizes.len() + 1);
-    states.push(window(draws, 0, total));
-    for &c in sizes {
-        pops.push(total - prefix);
-        prefix += c;
-        states.push(window(draws, prefix, total));
-    }
-    (states, pops)
-}
-
-/// The counts of a category from the state `s` that land in the next states' window: their
-/// indices into the category's window `w` and the indices of the states they reach in
-/// `next`.
-fn targets(w: &Window, next: &Window, s: u64) -> Option<(Range<usize>, Range<usize>)> {
-    let from = w.lo.max(next.lo.saturating_sub(s));
-    let to = w.hi().min(next.hi().checked_sub(s)?);
-    if from > to {
-        return None;
-    }
-    let xs = (from - w.lo) as usize..(to - w.lo) as usize + 1;
-    let t = (s + from - next.lo) as usize..(s + to - next.lo) as usize + 1;
-    Some((xs, t))
-}
-
-/// For the counts `x_k` of categories of `sizes` (summing to `total`) among `draws`
-/// samples drawn at random and two functions `g[k]`, `f[k]` of each count given on the
-/// window of its distribution (`windows[k]`): the covariance of `Σ_k g_k(x_k)` and
-/// `Σ_k f_k(x_k)`, in one forward pass carrying, on each state, its probability, the
-/// expected sums of the `g` and the `f` so far and of their product. `None` when stopped.
-fn covariance(
-    sizes: &[u64],
-    total: u64,
-    draws: u64,
-    windows: &[&Window],
-    (g, f): (&[&[f64]], &[&[f64]]),
-) -> Option<f64> {
-    let (states, pops) = chain(sizes, total, draws);
-    let mut q = Vec::new();
-    // Probability, Σg, Σf and Σg Σf on each state, side by side.
-    let mut cur_acc = vec![[1.0, 0.0, 0.0, 0.0]];
-    for k in 0..sizes.len() {
-        if stop::requested() {
-            return None;
-        }
-        let (cur, next, w, gk, fk) = (&states[k], &states[k + 1], windows[k], g[k], f[k]);
-        let mut acc = vec![[0.0; 4]; next.p.len()];
-        conditionals(cur, w, (draws, sizes[k], pops[k]), &mut q, |s, q| {
-            let [p, sg, sf, sgf] = cur_acc[(s - cur.lo) as usize];
-            let Some((xs, t)) = targets(w, next, s).filter(|_| p != 0.0) else {
-                return;
-            };
-            for (((a, &qv), &gx), &fx) in acc[t]
-                .iter_mut()
-                .zip(&q[xs.clone()])
-                .zip(&gk[xs.clone()])
-                .zip(&fk[xs])
-            {
-                a[0] += p * qv;
-                a[1] += (sg + p * gx) * qv;
-                a[2] += (sf + p * fx) * qv;
-                a[3] += (sgf + sg * fx + sf * gx + p * gx * fx) * qv;
-            }
-        });
-        cur_acc = acc;
-    }
-    let [p, sg, sf, sgf] = cur_acc[0];
-    Some(sgf / p - (sg / p) * (sf / p))
-}
-
-/// For the counts `x_k` of categories of `sizes` (summing to `total`) among `draws`
-/// samples drawn at random, and a function `phi[k]` of each count given on the window of
-/// its distribution (`windows[k]`): `E[Σ_{l≠k} φ_l(x_l) | x_k = x]` for each `k` and each
-/// `x` of its window. `None` when stopped.
-fn others(
-    sizes: &[u64],
-    total: u64,
-    draws: u64,
-    windows: &[&Window],
-    phi: &[&[f64]],
-) -> Option<Vec<Vec<f64>>> {
-    let k_all = sizes.len();
-    let (states, pops) = chain(sizes, total, draws);
-    let mut q = Vec::new();
-    // Forward: the probability of each state and the expected sum of the φ so far on it.
-    let mut alpha: Vec<Vec<f64>> = Vec::with_capacity(k_all);
-    let mut sums: Vec<Vec<f64>> = Vec::with_capacity(k_all);
-    alpha.push(vec![1.0]);
-    sums.push(vec![0.0]);
-    for k in 0..k_all {
-        if stop::requested() {
-            return None;
-        }
-        let (cur, next, w, ph) = (&states[k], &states[k + 1], windows[k], phi[k]);
-        let mut a_next = vec![0.0; next.p.len()];
-        let mut s_next = vec![0.0; next.p.len()];
-        let (a_cur, f_cur) = (&alpha[k], &sums[k]);
-        conditionals(cur, w, (draws, sizes[k], pops[k]), &mut q, |s, q| {
-            let si = (s - cur.lo) as usize;
-            let (a, f) = (a_cur[si], f_cur[si]);
-            let Some((xs, t)) = targets(w, next, s).filter(|_| a != 0.0) else {
-                return;
-            };
-            for (((an, sn), &qv), &p) in a_next[t.clone()]
-                .iter_mut()
-                .zip(&mut s_next[t])
-                .zip(&q[xs.clone()])
-                .zip(&ph[xs])
-            {
-                let aq = a * qv;
-                *an += aq;
-                *sn += f * qv + aq * p;
-            }
-        });
-        if k + 1 < k_all {
-            alpha.push(a_next);
-            sums.push(s_next);
         }
     }
-    // Backward: the expected sum of the φ still to come from each state, and, category by
-    // category, the expected sum of the others' φ jointly with each count.
-    let mut out = vec![Vec::new(); k_all];
-    let mut beta_next = vec![0.0; states[k_all].p.len()];
-    for k in (0..k_all).rev() {
-        if stop::requested() {
-            return None;
-        }
-        let (cur, next, w, ph) = (&states[k], &states[k + 1], windows[k], phi[k]);
-        let mut beta = vec![0.0; cur.p.len()];
-        let mut num = vec![0.0; w.p.len()];
-        let mut den = vec![0.0; w.p.len()];
-        let (a_cur, f_cur) = (&alpha[k], &sums[k]);
-        conditionals(cur, w, (draws, sizes[k], pops[k]), &mut q, |s, q| {
-            let si = (s - cur.lo) as usize;
-            let (a, f) = (a_cur[si], f_cur[si]);
-            let Some((xs, t)) = targets(w, next, s) else {
-                return;
-            };
-            let (mut ahead, mut mass) = (0.0, 0.0);
-            for ((((&qv, &bn), &p), nu), de) in q[xs.clone()]
-                .iter()
-                .zip(&beta_next[t])
-                .zip(&ph[xs.clone()])
-                .zip(&mut num[xs.clone()])
-                .zip(&mut den[xs])
-            {
-                ahead += qv * (p + bn);
-                mass += qv;
-                *nu += qv * (f + a * bn);
-                *de += a * qv;
-            }
-            beta[si] = if mass > 0.0 { ahead / mass } else { 0.0 };
-        });
-        out[k] = num
-            .iter()
-            .zip(&den)
-            .map(|(&u, &v)| if v > 0.0 { u / v } else { 0.0 })
-            .collect();
-        beta_next = beta;
-    }
-    Some(out)
 }
 
 /// `f` of `0..k`, in order, on the pool's threads (on this thread where there is no pool).
@@ -337,13 +98,27 @@ fn constant_mutual_info(rows: &[(u64, u64)], cols: &[(u64, u64)], n: u64) -> boo
 /// distinct row and column sizes (each with its number) under the permutation model; 0.0
 /// where it is constant ([`constant_mutual_info`]). `None` when stopped.
 pub(crate) fn mutual_info_variance(ra: &[(u64, u64)], cb: &[(u64, u64)], n: u64) -> Option<f64> {
+    variance_by(ra, cb, n, Method::Cheaper)
+}
+
+/// [`mutual_info_variance`] with its passes taken by `method`.
+pub(crate) fn variance_by(
+    ra: &[(u64, u64)],
+    cb: &[(u64, u64)],
+    n: u64,
+    method: Method,
+) -> Option<f64> {
     if n == 0 || constant_mutual_info(ra, cb, n) {
         return Some(0.0);
     }
     let (na, nb) = (ra.len(), cb.len());
     let nf = n as f64;
     // Each pair of a row size and a column size: its count's window and g on it, centred.
-    let cells: Vec<(Window, Vec<f64>)> = map_all(na * nb, |p| {
+    let cells: Vec<Option<(Window, Vec<f64>)>> = map_all(na * nb, |p| {
+        // Each a window as wide as its count's spread (35,000 terms at n = 8e9).
+        if stop::requested() {
+            return None;
+        }
         let (a, b) = (ra[p / nb].0, cb[p % nb].0);
         let w = window(b, a, n);
         let e = a as f64 * (b as f64 / nf);
@@ -359,8 +134,9 @@ pub(crate) fn mutual_info_variance(ra: &[(u64, u64)], cb: &[(u64, u64)], n: u64)
             .collect();
         let mean: f64 = g.iter().zip(&w.p).map(|(v, q)| v * q).sum();
         let g = g.iter().map(|v| v - mean).collect();
-        (w, g)
+        Some((w, g))
     });
+    let cells: Vec<(Window, Vec<f64>)> = cells.into_iter().collect::<Option<_>>()?;
     let cell = |i: usize, j: usize| &cells[i * nb + j];
     // Every row (column), as the index of its distinct size.
     let expand = |d: &[(u64, u64)]| -> Vec<usize> {
@@ -379,9 +155,14 @@ pub(crate) fn mutual_info_variance(ra: &[(u64, u64)], cb: &[(u64, u64)], n: u64)
     }
     // By columns: E[Σ_{k≠i} g_kj | n_ij = x], for each distinct column size j and row size i.
     let by_columns: Vec<Option<Vec<Vec<f64>>>> = map_all(nb, |j| {
+        if method.fourier(ra, n, cb[j].0) {
+            let windows: Vec<&Window> = (0..na).map(|i| &cell(i, j).0).collect();
+            let phi: Vec<&[f64]> = (0..na).map(|i| cell(i, j).1.as_slice()).collect();
+            return fourier::others(ra, n, cb[j].0, &windows, &phi);
+        }
         let windows: Vec<&Window> = row_of.iter().map(|&i| &cell(i, j).0).collect();
         let phi: Vec<&[f64]> = row_of.iter().map(|&i| cell(i, j).1.as_slice()).collect();
-        let all = others(&row_sizes, n, cb[j].0, &windows, &phi)?;
+        let all = chain::others(&row_sizes, n, cb[j].0, &windows, &phi)?;
         Some(first_row.iter().map(|&pos| all[pos].clone()).collect())
     });
     let mut h = Vec::with_capacity(nb);
@@ -400,10 +181,17 @@ pub(crate) fn mutual_info_variance(ra: &[(u64, u64)], cb: &[(u64, u64)], n: u64)
         .collect();
     // By rows: Cov(A_i, Σ_j f_ij) for each distinct row size, times its number.
     let by_rows: Vec<Option<f64>> = map_all(na, |i| {
+        if method.fourier(cb, n, ra[i].0) {
+            let windows: Vec<&Window> = (0..nb).map(|j| &cell(i, j).0).collect();
+            let phi: Vec<&[f64]> = (0..nb).map(|j| f[i * nb + j].as_slice()).collect();
+            let g: Vec<&[f64]> = (0..nb).map(|j| cell(i, j).1.as_slice()).collect();
+            let cov = fourier::covariance(cb, n, ra[i].0, &windows, (&g, &phi))?;
+            return Some(ra[i].1 as f64 * cov);
+        }
         let windows: Vec<&Window> = col_of.iter().map(|&j| &cell(i, j).0).collect();
         let phi: Vec<&[f64]> = col_of.iter().map(|&j| f[i * nb + j].as_slice()).collect();
         let g: Vec<&[f64]> = col_of.iter().map(|&j| cell(i, j).1.as_slice()).collect();
-        let cov = covariance(&col_sizes, n, ra[i].0, &windows, (&g, &phi))?;
+        let cov = chain::covariance(&col_sizes, n, ra[i].0, &windows, (&g, &phi))?;
         Some(ra[i].1 as f64 * cov)
     });
     let mut var = 0.0;
@@ -508,11 +296,13 @@ mod tests {
                 .iter()
                 .map(|(t, p)| p * (mi(t, rows, cols, n) - mean).powi(2))
                 .sum();
-            let got = of_sums(rows, cols, n).unwrap();
-            assert!(
-                (got - var).abs() <= 1e-12 * var,
-                "{rows:?} {cols:?}: {got} against {var}"
-            );
+            for method in [Method::Chain, Method::Fourier] {
+                let got = of_sums_by(rows, cols, n, method).unwrap();
+                assert!(
+                    (got - var).abs() <= 1e-12 * var,
+                    "{method:?} {rows:?} {cols:?}: {got} against {var}"
+                );
+            }
         }
     }
 
@@ -595,16 +385,75 @@ mod tests {
         ] {
             let n: u64 = rows.iter().sum();
             let want = by_pairs_of_cells(&rows, &cols, n);
-            let got = of_sums(&rows, &cols, n).unwrap();
-            assert!(
-                (got - want).abs() <= 1e-10 * want,
-                "{rows:?} {cols:?}: {got} against {want}"
-            );
+            for method in [Method::Chain, Method::Fourier] {
+                let got = of_sums_by(&rows, &cols, n, method).unwrap();
+                assert!(
+                    (got - want).abs() <= 1e-10 * want,
+                    "{method:?} {rows:?} {cols:?}: {got} against {want}"
+                );
+            }
         }
     }
 
     fn of_sums(rows: &[u64], cols: &[u64], n: u64) -> Option<f64> {
         mutual_info_variance(&size_counts(rows), &size_counts(cols), n)
+    }
+
+    fn of_sums_by(rows: &[u64], cols: &[u64], n: u64, method: Method) -> Option<f64> {
+        variance_by(&size_counts(rows), &size_counts(cols), n, method)
+    }
+
+    /// Sizes summing to `n`: `k` parts from a seeded generator, spread as `spread` says.
+    fn sizes(n: u64, k: usize, seed: u64, spread: u32) -> Vec<u64> {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let weights: Vec<u64> = (0..k).map(|_| 1 + next() % (1u64 << spread)).collect();
+        let total: u64 = weights.iter().sum();
+        let mut out: Vec<u64> = weights
+            .iter()
+            .map(|w| (w * (n - k as u64) / total) + 1)
+            .collect();
+        let short = n - out.iter().sum::<u64>();
+        out[0] += short;
+        out
+    }
+
+    #[test]
+    fn both_methods_agree_on_wide_and_narrow_shapes() {
+        // Shapes where each method is the cheaper one, and where a category holds most
+        // samples, many share one size, or hold a handful of samples.
+        let mut cases: Vec<(Vec<u64>, Vec<u64>)> = vec![
+            (sizes(20_000, 6, 1, 4), sizes(20_000, 9, 2, 3)),
+            (sizes(50_000, 12, 3, 6), sizes(50_000, 20, 4, 1)),
+            (
+                vec![45_000, 3_000, 1_500, 400, 90, 10],
+                sizes(50_000, 7, 5, 2),
+            ),
+            (sizes(30_000, 5, 6, 2), vec![100; 300]),
+            (
+                sizes(30_000, 4, 7, 0),
+                [vec![20; 1000], vec![13; 500], vec![3_500]].concat(),
+            ),
+            (vec![2, 3, 5, 7, 9_983], sizes(10_000, 30, 8, 8)),
+        ];
+        cases.push((cases[0].1.clone(), cases[0].0.clone()));
+        for (rows, cols) in &cases {
+            let n: u64 = rows.iter().sum();
+            assert_eq!(n, cols.iter().sum::<u64>());
+            let chain = of_sums_by(rows, cols, n, Method::Chain).unwrap();
+            let fourier = of_sums_by(rows, cols, n, Method::Fourier).unwrap();
+            assert!(
+                (chain - fourier).abs() <= 1e-13 * chain,
+                "{} rows, {} columns: {chain} against {fourier}",
+                rows.len(),
+                cols.len()
+            );
+        }
     }
 
     #[test]
