@@ -232,6 +232,76 @@ impl RowSums<f64> for Buckets {
     }
 }
 
+/// Float weights' squares summed inside the counting pass ([`super::weighted`]), for rows
+/// of keys `first..first + rows` (a counter's dense window): the second pass over the
+/// labels and the weights is then not needed. At most [`BUCKET_ROWS`] rows.
+pub(super) struct Fused {
+    first: u64,
+    buckets: Buckets,
+    /// Samples added since the last flush.
+    added: usize,
+}
+
+impl Fused {
+    /// Sums for the rows of keys `first..first + rows`; `None` past [`BUCKET_ROWS`] rows.
+    pub(super) fn new(first: u64, rows: u64) -> Option<Fused> {
+        (rows <= BUCKET_ROWS as u64).then(|| Fused {
+            first,
+            buckets: Buckets::new(rows as usize),
+            added: 0,
+        })
+    }
+
+    /// Adds each weight `w[k]` to the row of key `first + rows[k]`.
+    #[inline(always)]
+    pub(super) fn add(&mut self, rows: &[u32], w: &[f64]) {
+        if self.added + w.len() > FLUSH_EVERY {
+            self.buckets.flush();
+            self.added = 0;
+        }
+        self.added += w.len();
+        for (&r, &v) in rows.iter().zip(w) {
+            self.buckets.add(r as usize, v);
+        }
+    }
+
+    /// The same sums for the rows of keys `first..first + rows` (which hold the current
+    /// ones); `None` past [`BUCKET_ROWS`] rows.
+    pub(super) fn regrow(mut self, first: u64, rows: u64) -> Option<Fused> {
+        let mut out = Fused::new(first, rows)?;
+        self.buckets.flush();
+        let shift = (self.first - first) as usize;
+        let old = self.buckets;
+        let new = &mut out.buckets;
+        new.sums[shift..][..old.sums.len()].copy_from_slice(&old.sums);
+        new.whole[shift..][..old.whole.len()].copy_from_slice(&old.whole);
+        new.small[shift..][..old.small.len()].copy_from_slice(&old.small);
+        Some(out)
+    }
+
+    /// Each row's sum, with the key of the first.
+    fn totals(self) -> Result<(u64, Vec<Squares>), Error> {
+        Ok((self.first, self.buckets.totals()?))
+    }
+}
+
+/// The sums of every counter's [`Fused`] rows, for the rows of `keys` (sorted, distinct).
+pub(super) fn fused_squares(parts: Vec<Fused>, keys: &[u64]) -> Result<Vec<Squares>, Error> {
+    let mut out = alloc::filled(keys.len(), [0u64; 4], WHAT)?;
+    for part in parts {
+        let (first, sums) = part.totals()?;
+        let last = first + sums.len() as u64;
+        let from = keys.partition_point(|&k| k < first);
+        for (acc, &k) in out[from..].iter_mut().zip(&keys[from..]) {
+            if k >= last {
+                break;
+            }
+            add(acc, &sums[(k - first) as usize]);
+        }
+    }
+    Ok(out)
+}
+
 /// A row's running sum of squares, cheap to add to. A weight of `u` units (below 2^116)
 /// splits as `h 2^58 + l` (`h`, `l` below 2^58), so `u^2 = h^2 2^116 + 2 h l 2^58 + l^2`:
 /// three products below 2^116, each added to a `u128` whose overflows are counted. Whole

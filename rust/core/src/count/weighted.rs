@@ -24,7 +24,7 @@ use crate::stop;
 use crate::table::{sort_cells, Table};
 
 use super::growth::{window_limit, Growth, Place, Span};
-use super::squares::{row_squares, Squares};
+use super::squares::{fused_squares, row_squares, Fused, Squares};
 use super::weight::{Weights, UNIT_BITS};
 use super::window::CHUNK;
 
@@ -62,8 +62,10 @@ impl Weighted {
 /// one pass over the three slices, which also checks the weights: the first refused
 /// one is an error ([`Weight::refused`]), so is a total of 2^62 or more. Cells whose
 /// weights sum to zero are left out (a sample of weight 0 is no sample), so are classes
-/// and clusters left empty. When some weight is not a whole number, a second pass over
-/// `a` and `w` sums each row's squared weights (`row_squares`).
+/// and clusters left empty. When some weight is not a whole number, each row's squared
+/// weights are summed too: float weights in the pass itself while every sample falls in
+/// its thread's dense window ([`Fused`]), otherwise by a second pass over `a` and `w`
+/// (`row_squares`).
 ///
 /// [`Weight::refused`]: super::weight::Weight::refused
 pub fn count_weighted<A: Label, B: Label>(
@@ -103,8 +105,17 @@ pub fn count_weighted<A: Label, B: Label>(
         return Err(Error::WeightTotal);
     }
     let whole = counters.iter().all(|c| c.fraction == 0);
+    // The squares summed by the pass itself, if every counter could (float weights, every
+    // sample in its dense window of at most `BUCKET_ROWS` rows).
+    let mut fused = counters
+        .iter()
+        .all(|c| c.squares.is_some())
+        .then(|| Vec::with_capacity(counters.len()));
     let mut cells = Vec::new();
-    for counter in counters {
+    for mut counter in counters {
+        if let (Some(parts), Some(f)) = (&mut fused, counter.squares.take()) {
+            parts.push(f);
+        }
         counter.drain_into(&mut cells)?;
     }
     stop::check()?;
@@ -130,6 +141,10 @@ pub fn count_weighted<A: Label, B: Label>(
     let table = Table::from_key_cells(keyed, true, A::KIND, B::KIND, threads)?;
     let squares = if whole {
         None
+    } else if let Some(parts) = fused {
+        #[cfg(test)]
+        tests::FUSED.with(|f| f.set(f.get() + 1));
+        Some(fused_squares(parts, &table.rows.keys)?)
     } else {
         Some(row_squares(a, w, &table.rows.keys, threads)?)
     };
@@ -153,6 +168,11 @@ struct Counter {
     total: u128,
     /// The OR of the fractional units of every weight counted: 0 when all are whole.
     fraction: u64,
+    /// Float weights' squares by row of the window, while every sample has fallen in it
+    /// ([`Fused`]); `None` for other weights, or once one has not.
+    squares: Option<Fused>,
+    /// Whether `squares` is still being summed (false once given up).
+    fusing: bool,
 }
 
 /// What a refused spill was building.
@@ -202,6 +222,8 @@ struct Scratch {
     kb: [u64; CHUNK],
     cells: [u32; CHUNK],
     units: [u128; CHUNK],
+    /// Each sample's row in the window.
+    rows: [u32; CHUNK],
 }
 
 /// Counts one block whose first sample is sample `start` of the whole (for errors), with
@@ -242,12 +264,15 @@ fn count_block_impl<A: Label, B: Label>(
         growth: Growth::new(limit),
         total: 0,
         fraction: 0,
+        squares: None,
+        fusing: matches!(w, Weights::F64(_)),
     };
     let mut s = Box::new(Scratch {
         ka: [0; CHUNK],
         kb: [0; CHUNK],
         cells: [0; CHUNK],
         units: [0; CHUNK],
+        rows: [0; CHUNK],
     });
     let mut i = 0;
     while i < a.len() {
@@ -314,17 +339,26 @@ impl Counter {
         if let Some(win) = &mut self.window {
             let (a0, b0, na, nb) = (win.a0, win.b0, win.na, win.nb);
             let mut inside = true;
-            for ((o, &x), &y) in s.cells[..m].iter_mut().zip(ca).zip(cb) {
+            for (((o, r), &x), &y) in s.cells[..m]
+                .iter_mut()
+                .zip(&mut s.rows[..m])
+                .zip(ca)
+                .zip(cb)
+            {
                 let da = x.key().wrapping_sub(a0);
                 let db = y.key().wrapping_sub(b0);
                 inside &= (da < na) & (db < nb);
                 // Fits in u32: weighted windows hold at most 2^19 cells.
                 *o = da.wrapping_mul(nb).wrapping_add(db) as u32;
+                *r = da as u32;
             }
             if inside {
                 let (total, fraction) = w.add_to(&s.cells[..m], &mut win.sums).map_err(bad)?;
                 self.total += total;
                 self.fraction |= fraction;
+                if let (Some(sq), Weights::F64(v)) = (&mut self.squares, w) {
+                    sq.add(&s.rows[..m], v);
+                }
                 return Ok(());
             }
         }
@@ -340,12 +374,17 @@ impl Counter {
         match &mut self.window {
             Some(win) if win.covers(span) => {
                 let (a0, b0, nb) = (win.a0, win.b0, win.nb);
-                for ((&x, &y), &u) in ka.iter().zip(kb).zip(cw) {
+                for (((&x, &y), &u), r) in ka.iter().zip(kb).zip(cw).zip(&mut s.rows[..m]) {
                     total += u;
                     win.sums[((x - a0) * nb + (y - b0)) as usize] += u;
+                    *r = (x - a0) as u32;
+                }
+                if let (Some(sq), Weights::F64(v)) = (&mut self.squares, w) {
+                    sq.add(&s.rows[..m], v);
                 }
             }
             _ if !self.spill.is_empty() => {
+                self.stop_fusing();
                 alloc::reserve(&mut self.spill, ka.len(), SPILL_WHAT)?;
                 for ((&x, &y), &u) in ka.iter().zip(kb).zip(cw) {
                     total += u;
@@ -353,6 +392,7 @@ impl Counter {
                 }
             }
             _ => {
+                self.stop_fusing();
                 for ((&x, &y), &u) in ka.iter().zip(kb).zip(cw) {
                     total += u;
                     *self.sparse.entry((x, y)).or_insert(0) += u;
@@ -379,6 +419,16 @@ impl Counter {
             return;
         };
         let mut window = Window::new(a, b);
+        if self.fusing {
+            // The squares' rows follow the window's, or are given up with it.
+            let rows = window.na;
+            self.squares = match self.squares.take() {
+                Some(f) => f.regrow(window.a0, rows),
+                None if self.window.is_none() => Fused::new(window.a0, rows),
+                None => None,
+            };
+            self.fusing = self.squares.is_some();
+        }
         if let Some(old) = self.window.take() {
             for (i, row) in old.sums.chunks_exact(old.nb as usize).enumerate() {
                 let start =
@@ -387,6 +437,12 @@ impl Counter {
             }
         }
         self.window = Some(window);
+    }
+
+    /// Gives up summing the squares in the pass: the second pass will.
+    fn stop_fusing(&mut self) {
+        self.squares = None;
+        self.fusing = false;
     }
 
     /// Appends every non-zero `(key_a, key_b, sum)`.
@@ -485,6 +541,50 @@ mod tests {
             let (rows, cols) = got.margins(&units);
             assert_eq!(rows.iter().sum::<u128>(), naive.values().sum::<u128>());
             assert_eq!(cols.iter().sum::<u128>(), naive.values().sum::<u128>());
+        }
+    }
+
+    thread_local! {
+        /// How many calls on this thread took their squares from the counting pass.
+        pub(super) static FUSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    #[test]
+    fn squares_summed_in_the_pass_equal_the_second_pass() {
+        let mut seed = 11;
+        let mut next = || lcg(&mut seed);
+        // (samples, keys of a in the first half, in the second, keys of b, fused)
+        for &(n, ka1, ka2, kb, fused) in &[
+            (200_000usize, 20u64, 20u64, 30u64, true),
+            (1_000, 3, 3, 4, true),
+            // The window grows midway: the squares' rows follow it.
+            (300_000, 5, 900, 40, true),
+            // More rows than the buckets hold, or keys spread past any window.
+            (200_000, 20, 3_000, 10, false),
+            (100_000, 1 << 40, 1 << 40, 1 << 40, false),
+        ] {
+            let a: Vec<i64> = (0..n)
+                .map(|i| (next() % if i < n / 2 { ka1 } else { ka2 }) as i64 - 7)
+                .collect();
+            let b: Vec<u64> = (0..n).map(|_| next() % kb).collect();
+            // Real weights, whole ones, zeros and weights below 2^-12 (the buckets' `small`).
+            let w: Vec<f64> = (0..n)
+                .map(|_| match next() % 5 {
+                    0 => (next() % 4) as f64,
+                    1 => (next() % 1000) as f64 * 1e-7,
+                    _ => (next() % 100_000) as f64 / 7.0,
+                })
+                .collect();
+            let before = FUSED.with(|f| f.get());
+            let got = count_weighted(&a, &b, wf(&w)).unwrap();
+            assert_eq!(
+                FUSED.with(|f| f.get()) - before,
+                usize::from(fused),
+                "n={n}"
+            );
+            let keys = &got.table.rows.keys;
+            let want = row_squares(&a, wf(&w), keys, 1).unwrap();
+            assert_eq!(got.squares.unwrap(), want, "n={n} ka={ka2}");
         }
     }
 
