@@ -142,7 +142,8 @@ fn frequencies(sizes: &[(u64, u64)], total: u64, draws: u64, support: u64) -> (u
 }
 
 /// The work of [`covariance`] or [`others`] on these categories, in the units of
-/// [`super::chain::cost`]: each window's width times the frequencies.
+/// [`super::chain::cost`]: each window's width times the frequencies, a term of which
+/// takes about a third of the chain's (timed on 33 x 60 tables of 1e3 to 1e5 samples).
 pub(super) fn cost(sizes: &[(u64, u64)], total: u64, draws: u64) -> f64 {
     let p = draws as f64 / total as f64;
     let widths: Vec<u64> = sizes
@@ -155,7 +156,7 @@ pub(super) fn cost(sizes: &[(u64, u64)], total: u64, draws: u64) -> f64 {
         .map(|(w, &(_, k))| w.saturating_mul(k))
         .fold(1u64, u64::saturating_add);
     let (_, m_max) = frequencies(sizes, total, draws, support);
-    (m_max + 1) as f64 * widths.iter().sum::<u64>() as f64
+    (m_max + 1) as f64 * widths.iter().sum::<u64>() as f64 / 3.0
 }
 
 impl Plan {
