@@ -297,39 +297,7 @@ mod tests {
     use super::*;
     use crate::count::count;
     use crate::scores::{expected_mutual_info, pair_sums, purity};
-    use crate::testing::xorshift;
-
-    /// The clusters of each leaf after the first `s` merges of `order`.
-    fn cut(n: usize, merges: &[(u64, u64)], order: &[usize], s: usize) -> Vec<i64> {
-        let mut parent: Vec<usize> = (0..n + merges.len()).collect();
-        for &m in &order[..s] {
-            parent[merges[m].0 as usize] = n + m;
-            parent[merges[m].1 as usize] = n + m;
-        }
-        (0..n)
-            .map(|mut i| {
-                while parent[i] != i {
-                    i = parent[i];
-                }
-                i as i64
-            })
-            .collect()
-    }
-
-    /// A random tree: merges of random pairs of the current clusters.
-    fn random_tree(n: usize, next: &mut impl FnMut() -> u64) -> Vec<(u64, u64)> {
-        let mut alive: Vec<u64> = (0..n as u64).collect();
-        (0..n - 1)
-            .map(|m| {
-                let i = (next() % alive.len() as u64) as usize;
-                let a = alive.swap_remove(i);
-                let j = (next() % alive.len() as u64) as usize;
-                let b = alive.swap_remove(j);
-                alive.push((n + m) as u64);
-                (a, b)
-            })
-            .collect()
-    }
+    use crate::testing::{cut, random_tree, xorshift};
 
     #[test]
     fn every_cut_has_the_sums_of_its_counted_table() {

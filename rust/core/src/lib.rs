@@ -67,7 +67,8 @@
 //!   window, counted by partitions of their cells; `count::weighted`, the weighted pass
 //!   ([`count_weighted`]: each cell sums its samples' weights exactly).
 //! - [`encode`]: string and byte labels (numpy `S`/`U`, Arrow buffers, Python `str`) as dense codes.
-//! - `testing` (unit tests only): the generator of test values they share.
+//! - `testing` (unit tests only): the generator of test values they share, random trees
+//!   and their cuts.
 //!
 //! `unsafe` is denied at the crate root and allowed in three modules only: `cpu` (calling
 //! the `#[target_feature]` functions after the CPU was found to have the features, the
