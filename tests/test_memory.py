@@ -34,6 +34,12 @@ CHILD = textwrap.dedent(
         call = lambda: fcm.adjusted_rand_score(t, p, sample_weight=w)
     elif case == "sparse matrix":
         call = lambda: fcm.contingency_matrix(t, p, sparse=True).nnz
+    elif case == "wide table":
+        # A million labels a side: the cells are counted by partitions of the samples, each
+        # thread's larger than the 32 MB below which freed memory is kept for reuse.
+        a = rng.integers(0, 10**6, 40_000_000, dtype=np.int32)
+        b = rng.integers(0, 10**6, 40_000_000, dtype=np.int32)
+        call = lambda: fcm.adjusted_rand_score(a, b)
     elif case == "object strings":
         s = np.array([f"cell_{i}" for i in range(1_500_000)], dtype=object)
         q = rng.integers(0, 50, s.size)
@@ -55,7 +61,9 @@ CHILD = textwrap.dedent(
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
 @pytest.mark.parametrize("headroom_mib", [24, 96])
-@pytest.mark.parametrize("case", ["spread keys", "real weights", "sparse matrix", "object strings"])
+@pytest.mark.parametrize(
+    "case", ["spread keys", "real weights", "sparse matrix", "object strings", "wide table"]
+)
 def test_refused_memory_is_a_memory_error_and_the_next_call_is_right(case, headroom_mib):
     done = subprocess.run(
         [sys.executable, "-c", CHILD, case, str(headroom_mib)],

@@ -196,7 +196,7 @@ pub fn gather<A: Label, B: Label>(
         }
         Ok(())
     };
-    let mut out = pages::zeroed::<f64>(a.len());
+    let mut out = pages::zeroed::<f64>(a.len(), "each sample's value")?;
     if pool::threads() > 1 && a.len() > BLOCK {
         pool::run(|| {
             out.par_chunks_mut(BLOCK)

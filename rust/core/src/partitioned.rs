@@ -55,14 +55,14 @@ impl Side {
     /// The side of the sums `span` over keys `lo..lo + span.len()`.
     fn of(span: &[u32], lo: u64, kind: KeyKind) -> Side {
         let present = span.iter().filter(|&&s| s != 0).count();
-        let mut keys = pages::with_capacity(present);
-        let mut sums = pages::with_capacity(present);
+        let mut keys = pages::with_capacity_later(present);
+        let mut sums = pages::with_capacity_later(present);
         let number = if present == span.len() {
             keys.extend((0..span.len() as u64).map(|i| lo + i));
             sums.extend(span.iter().map(|&s| u64::from(s)));
             None
         } else {
-            let mut number = pages::zeroed::<u32>(span.len());
+            let mut number = pages::zeroed_later::<u32>(span.len());
             for (i, &s) in span.iter().enumerate() {
                 if s != 0 {
                     number[i] = keys.len() as u32;
@@ -190,8 +190,8 @@ impl Spans {
     /// Zero sums over the spans of `plan`.
     pub(crate) fn new(plan: &CellNumbers) -> Spans {
         Spans {
-            rows: pages::zeroed(plan.na as usize),
-            cols: pages::zeroed(plan.nb as usize),
+            rows: pages::zeroed_later(plan.na as usize),
+            cols: pages::zeroed_later(plan.nb as usize),
             cells_sq: 0,
             nnz: 0,
             buffer: Vec::new(),
@@ -465,9 +465,9 @@ impl Partitioned {
         let total = self.nnz;
         // Each side built before the ranges are placed in parallel.
         let (rows_side, cols_side) = (self.rows.side(), self.cols.side());
-        let mut cell_row = pages::zeroed::<u32>(total);
-        let mut cell_col = pages::zeroed::<u32>(total);
-        let mut cell_count = pages::zeroed::<u64>(total);
+        let mut cell_row = pages::zeroed_later::<u32>(total);
+        let mut cell_col = pages::zeroed_later::<u32>(total);
+        let mut cell_count = pages::zeroed_later::<u64>(total);
         let ranges = self.cells.get();
         let mut parts = Vec::with_capacity(ranges.len());
         {

@@ -385,7 +385,7 @@ pub fn count_columns<A: Label, B: Label>(
     if n >= PARALLEL_MIN && (0..width).any(looks) {
         return (0..width)
             .map(|j| {
-                let mut column: Vec<B> = pages::with_capacity(n);
+                let mut column: Vec<B> = pages::with_capacity(n, "a column of labels")?;
                 column.extend(b.iter().skip(j).step_by(width).copied());
                 count_usual(a, &column, threads)
             })

@@ -339,12 +339,12 @@ fn count_by<A: Label, B: Label, T: Low>(
         chunks()
             .zip(firsts)
             .map(|((x, y), (starts, _))| partition(x, y, plan, starts))
-            .collect()
+            .collect::<Result<_, _>>()?
     } else {
         firsts
             .into_iter()
             .map(|(starts, _)| partition(a, b, plan, starts))
-            .collect()
+            .collect::<Result<_, _>>()?
     };
     stop::check()?;
     let numbers = plan.numbers();
@@ -495,13 +495,13 @@ fn partition<A: Label, B: Label, T: Low>(
     b: &[B],
     plan: &Plan,
     mut starts: Vec<usize>,
-) -> Block<T> {
+) -> Result<Block<T>, Error> {
     let shift = plan.shift;
     for r in 0..plan.ranges {
         starts[r + 1] += starts[r];
     }
     let mut next = starts.clone();
-    let mut items = pages::zeroed::<T>(a.len());
+    let mut items = pages::zeroed::<T>(a.len(), "the partition of a wide table's samples")?;
     let per = T::Line::LEN;
     // Items before the first that starts a line: item `i` is at `phase(i)` in its line.
     let lead = (items.as_ptr() as usize).wrapping_neg() % LINE / std::mem::size_of::<T>();
@@ -547,7 +547,7 @@ fn partition<A: Label, B: Label, T: Low>(
         items[from..end].copy_from_slice(&line.as_mut()[k - (end - from)..k]);
     }
     store_fence();
-    Block { starts, items }
+    Ok(Block { starts, items })
 }
 
 /// A counting thread's buffers: the dense counts and their cells, the samples to sort and
@@ -1524,7 +1524,7 @@ mod tests {
     #[test]
     fn partitions_written_by_lines_hold_each_range_in_order() {
         fn check<T: Low + std::fmt::Debug>(a: &[i64], b: &[u32], plan: &Plan) {
-            let block = partition::<i64, u32, T>(a, b, plan, sizes(a, b, plan).0);
+            let block = partition::<i64, u32, T>(a, b, plan, sizes(a, b, plan).0).unwrap();
             let mut cells: Vec<u64> = a.iter().zip(b).map(|(&x, &y)| plan.cell(x, y)).collect();
             // A stable sort by range: each range's samples in their order.
             cells.sort_by_key(|&c| c >> plan.shift);

@@ -239,7 +239,7 @@ fn encode_chunks<'a, C: Chunk<'a>>(chunks: &[C]) -> Result<Codes, Error> {
         }
     }
     let lengths: Vec<usize> = spans.iter().map(|&(_, s, e)| e - s).collect();
-    let mut codes = crate::pages::zeroed::<u32>(n);
+    let mut codes = crate::pages::zeroed::<u32>(n, super::CODES)?;
     let mut parts = Vec::with_capacity(spans.len());
     let mut rest = codes.as_mut_slice();
     let mut offset = 0;

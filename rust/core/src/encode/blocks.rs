@@ -46,7 +46,7 @@ where
     K: Hash + Eq + Ord + Copy + Send + Sync,
     I: Iterator<Item = Option<Option<K>>>,
 {
-    let mut codes = pages::zeroed::<u32>(len);
+    let mut codes = pages::zeroed::<u32>(len, super::CODES)?;
     match encode_block(&mut codes, 0, items)? {
         Some(block) => finish(codes, len.max(1), vec![block]).map(Some),
         None => Ok(None),

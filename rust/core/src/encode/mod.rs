@@ -23,6 +23,9 @@ use blocks::{encode_block, finish, PARALLEL_MIN};
 /// Items of a block of [`encode_found`]: its slices (16 bytes each) stay in L2.
 const MADE_BLOCK: usize = 1 << 15;
 
+/// What a refused allocation of the codes was building.
+const CODES: &str = "the codes of a labeling";
+
 /// Like [`encode`], for labels whose bytes `find` finds on the calling thread,
 /// a block of items at a time (`find(items, found)` pushes the bytes of `items`; `None`:
 /// missing; false: an item is not a label, and the pass stops with `Ok(None)`), while the
@@ -49,7 +52,10 @@ pub fn encode_found<'a, E>(
     if n < PARALLEL_MIN || pool::threads() <= 1 {
         return serial(&mut find);
     }
-    let mut codes = pages::zeroed::<u32>(n);
+    let mut codes = match pages::zeroed::<u32>(n, CODES) {
+        Ok(codes) => codes,
+        Err(e) => return Ok(Err(e)),
+    };
     let (done, results) = mpsc::channel();
     let (give, free) = mpsc::channel::<Vec<Option<&'a [u8]>>>();
     // A block being found and one being hashed on each thread.
@@ -114,7 +120,7 @@ where
         1
     };
     let block = n.div_ceil(threads).max(1);
-    let mut codes = pages::zeroed::<u32>(n);
+    let mut codes = pages::zeroed::<u32>(n, CODES)?;
     let run = |(i, (values, out)): (usize, (&'a [T], &mut [u32]))| {
         encode_block(out, i * block, keys(values).map(Some))
     };

@@ -157,7 +157,8 @@ impl Table {
         let mut table = if space <= 4 * counts.len() as u64 + DENSE_CELLS_MIN {
             // Few cells of the shape are empty (tables of chunks merged, say): counted in
             // place, which costs less than sorting them.
-            let mut dense = pages::zeroed::<u64>(space as usize);
+            let mut dense =
+                pages::zeroed::<u64>(space as usize, "a table's cells, counted in place")?;
             for ((&r, &c), &v) in rows.iter().zip(cols).zip(counts) {
                 dense[r as usize * n_cols + c as usize] += v as u64;
             }
