@@ -99,11 +99,12 @@ def _fixed(values: np.ndarray) -> np.ndarray:
 def write_zarr_0_7(path: Path, obs: pd.DataFrame) -> Path:
     """The anndata 0.7 layout in a zarr (format 2) store: as in .h5ad, but a categorical
     column's attribute ``categories`` is the path of its categories from ``obs`` (anndata
-    0.7.8's ``_io/zarr.py``)."""
+    0.7.8's ``_io/zarr.py``). With zarr 2 (format 2 its only one) or zarr 3."""
     import zarr
 
-    root = zarr.open_group(str(path), mode="w", zarr_format=2)
-    root.create_array("X", data=_x(len(obs)))
+    three = int(zarr.__version__.split(".")[0]) >= 3
+    root = zarr.open_group(str(path), mode="w", **({"zarr_format": 2} if three else {}))
+    zarr_array(root, "X", _x(len(obs)))
     group = root.create_group("obs")
     group.attrs.update(
         {
@@ -113,21 +114,24 @@ def write_zarr_0_7(path: Path, obs: pd.DataFrame) -> Path:
             "_index": "_index",
         }
     )
-    _zarr_array(group, "_index", obs.index.astype(str).to_numpy())
+    zarr_array(group, "_index", obs.index.astype(str).to_numpy())
     for name, series in obs.items():
         if isinstance(series.dtype, pd.CategoricalDtype):
-            _zarr_array(group, f"__categories/{name}", series.cat.categories.to_numpy())
-            _zarr_array(group, str(name), series.cat.codes.to_numpy())
+            zarr_array(group, f"__categories/{name}", series.cat.categories.to_numpy())
+            zarr_array(group, str(name), series.cat.codes.to_numpy())
             group[str(name)].attrs["categories"] = f"__categories/{name}"
         else:
-            _zarr_array(group, str(name), series.to_numpy())
+            zarr_array(group, str(name), series.to_numpy())
     return path
 
 
-def _zarr_array(group: Any, key: str, values: np.ndarray) -> None:
+def zarr_array(group: Any, key: str, values: np.ndarray) -> None:
+    """``values`` as the array ``key`` of a zarr group (zarr 3's ``create_array``, zarr 2's
+    ``create_dataset``)."""
     if values.dtype == object:
         values = values.astype(str)
-    group.create_array(key, data=values)
+    create = getattr(group, "create_array", None) or group.create_dataset
+    create(key, data=values)
 
 
 def write_h5ad_without_encoding(path: Path, obs: pd.DataFrame) -> Path:

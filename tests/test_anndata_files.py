@@ -8,6 +8,7 @@ line naming it. A file is data, never code: what would make a reader run code or
 another file is refused, one line, before anything is decoded."""
 
 import base64
+import importlib.metadata
 import json
 import os
 import pickle
@@ -27,6 +28,7 @@ from anndata_layouts import (
     write_h5ad_mudataseurat,
     write_h5ad_without_encoding,
     write_zarr_0_7,
+    zarr_array,
 )
 from sklearn import metrics as sk
 
@@ -79,12 +81,25 @@ def _nullable(obs):
     return out
 
 
-def _anndata():
-    return pytest.importorskip("anndata")
+def _anndata(minversion=None):
+    """anndata; skipped without it, or before ``minversion`` (``"0.11"``)."""
+    anndata = pytest.importorskip("anndata")
+    have = importlib.metadata.version("anndata")  # (anndata.__version__ warns since 0.12)
+    if minversion and _release(have) < _release(minversion):
+        pytest.skip(f"anndata {have} here; this file is written with anndata {minversion} or later")
+    return anndata
+
+
+def _release(version):
+    """A version's first two numbers (``"0.10.5.post1"``: ``(0, 10)``)."""
+    return tuple(int(n) for n in version.split(".")[:2])
 
 
 def _write_anndata(path, obs, **options):
-    anndata = _anndata()
+    # (settings.override, allow_write_nullable_strings: anndata 0.11; zarr_write_format: 0.12)
+    anndata = _anndata("0.11" if path.suffix == ".h5ad" else "0.12")
+    if options.get("zarr_write_format") == 3:
+        pytest.importorskip("zarr", minversion="3")
     adata = anndata.AnnData(X=np.ones((len(obs), 2), dtype=np.float32), obs=obs)
     settings = {k: options.pop(k) for k in list(options) if k.startswith("zarr")}
     with (
@@ -831,11 +846,16 @@ HOSTILE = [
 def test_a_zarr_codec_that_runs_code_is_refused_before_decoding(tmp_path, monkeypatch, name):
     """Even where numcodecs would unpickle (before 0.15.2, and 0.16.0 to 0.16.5; here by its
     opt-in), the pickle codec is refused before zarr opens the array; nothing runs."""
-    pytest.importorskip("zarr")
+    zarr = pytest.importorskip("zarr")
     numcodecs = pytest.importorskip("numcodecs")
     monkeypatch.setattr(numcodecs.pickles, "ALLOW_UNSAFE_PICKLE_DECODE", True, raising=False)
     marker = tmp_path / "the payload ran"
     path, codec = _hostile(name, tmp_path / "cells.zarr", marker)
+    if name.startswith("v3") and zarr.__version__.startswith("2."):
+        with pytest.raises(errors.UnreadableFileError, match="a zarr format 3 store, which zarr"):
+            fcm.read_contingency(path, "cell_type", "leiden", progress=False)
+        assert not marker.exists(), "the payload ran"
+        pytest.skip(f"zarr {zarr.__version__} reads no zarr format 3 store (refused unread)")
     message = (
         f"{path}: obs column 'leiden' is stored with the codec {codec!r} (obs/leiden), which"
         " could run code when decoded; refusing to read it"
@@ -866,7 +886,7 @@ def test_a_zarr_codec_that_runs_code_is_refused_before_decoding(tmp_path, monkey
 def test_the_codecs_zarr_users_choose_are_read(tmp_path):
     """Not every codec but pickle is refused: compressors, checksums and filters of zarr and
     numcodecs, sharded or not, are read."""
-    zarr = pytest.importorskip("zarr")
+    zarr = pytest.importorskip("zarr", minversion="3.1")  # (zarr.codecs.numcodecs)
     numcodecs = pytest.importorskip("numcodecs")
     numbers = pytest.importorskip("zarr.codecs.numcodecs")
     obs = _obs()
@@ -1023,7 +1043,7 @@ def test_a_zarr_categories_path_out_of_obs_is_refused(tmp_path):
     zarr = pytest.importorskip("zarr")
     path = write_zarr_0_7(tmp_path / "cells.zarr", _obs())
     root = zarr.open_group(str(path), mode="r+")
-    root.create_group("uns").create_array("cats", data=np.array(["x", "y", "z", "u", "v"]))
+    zarr_array(root.create_group("uns"), "cats", np.array(["x", "y", "z", "u", "v"]))
     root["obs/cell_type"].attrs["categories"] = "../uns/cats"
     with pytest.raises(errors.UnsafeFileError) as error:
         fcm.read_contingency(path, "cell_type", "leiden", missing="drop", progress=False)

@@ -20,6 +20,8 @@ WEIGHTS = [0.5, 1.0, 2.25, 1.0, 0.75, 1.5, 1.0, 0.5, 3.0, 1.25]
 
 
 def _load(name):
+    if np.__version__.startswith("1."):
+        pytest.skip(f"the pickles name numpy 2's numpy._core, which numpy {np.__version__} has not")
     return pickle.loads((DATA / f"{name}.pickle").read_bytes())
 
 

@@ -930,7 +930,7 @@ def test_a_pickled_arrow_extension_type_is_never_unpickled(tmp_path, suffix):
     in its field's metadata, which pyarrow before 14.0.1 unpickled as it read the schema
     (CVE-2023-47248). pyarrow unpickles only the extension types registered in the process:
     since 14.0.1 that one is not (it refuses it, and since 21 it is gone: the column is read as
-    its storage). Nothing runs."""
+    its storage). Nothing runs, even where pyarrow 14.0.1 to 20 is told to unpickle it."""
     marker = tmp_path / "the payload ran"
     metadata = {
         b"ARROW:extension:name": b"arrow.py_extension_type",
@@ -952,6 +952,13 @@ def test_a_pickled_arrow_extension_type_is_never_unpickled(tmp_path, suffix):
     if hasattr(pa, "PyExtensionType"):  # pyarrow 14.0.1 to 20: refused, one line
         out = cli(path, "--truth", "cell_type", "--pred", "leiden")
         assert (out.returncode, len(out.stderr.strip().splitlines())) == (1, 1), out.stderr
+        assert "'leiden' is of the extension type arrow.py_extension_type" in out.stderr
+        pa.PyExtensionType.set_auto_load(True)  # its opt-in to unpickling
+        try:
+            with pytest.raises(errors.UnsafeFileError, match=r"set_auto_load\(True\)"):
+                fcm.read_contingency(path, "cell_type", "leiden", progress=False)
+        finally:
+            pa.PyExtensionType.set_auto_load(False)
     else:
         assert_sklearn_scores(path, truth, pred)
     assert not marker.exists()

@@ -157,6 +157,11 @@ def _root(path: Path, kind: str) -> Iterator[_Group]:
         except Exception as e:
             if store is not None:
                 store.close()
+            if metadata.document("zarr.json") is not None and zarr.__version__[:2] == "2.":
+                raise AnnDataError(
+                    f"a zarr format 3 store, which zarr {zarr.__version__} does not read (zarr 3"
+                    " does: pip install 'zarr>=3')"
+                ) from e
             raise AnnDataError(f"not a zarr store ({_reason(e)})") from e
         try:
             yield _Group(root, "", metadata)

@@ -159,7 +159,8 @@ def refused_kind(arrow_type: Any) -> str | None:
         return "union"
     if pa.types.is_nested(t):
         return "list"
-    if is_bytes(t) or pa.types.is_fixed_size_binary(t) or pa.types.is_binary_view(t):
+    binary_view = getattr(pa.types, "is_binary_view", None)  # (pyarrow >= 16 has the type)
+    if is_bytes(t) or pa.types.is_fixed_size_binary(t) or (binary_view and binary_view(t)):
         return "binary"
     return None
 

@@ -37,7 +37,8 @@ A file is data, never code: what would have its reader run code or read another 
 zarr codec such as numcodecs' ``pickle``, an HDF5 reference out of ``obs`` or link to another
 file) is refused before anything is decoded, :class:`UnsafeFileError` (a ``ValueError``);
 Parquet and Arrow IPC files are read only with a pyarrow that does not unpickle the
-``arrow.py_extension_type`` columns a file may hold (14.0.1 or later). CSV holds text only.
+``arrow.py_extension_type`` columns a file may hold (14.0.1 or later, not told to by
+``PyExtensionType.set_auto_load(True)``), and such a column is refused. CSV holds text only.
 """
 
 from __future__ import annotations
@@ -46,8 +47,9 @@ import codecs
 import importlib
 import os
 import re
+import warnings
 from collections.abc import Generator, Iterable, Iterator, Sequence
-from contextlib import ExitStack, closing
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -233,7 +235,14 @@ class DataFile:
         """Refuses a column whose values cannot be labels (nor label sets, with ``lists``),
         before any row is read."""
         for column in columns:
-            kind = refused_kind(schema.field(column).type)
+            with _unpickling_refused_quietly():
+                arrow_type = schema.field(column).type
+            if getattr(arrow_type, "extension_name", None) == _PICKLED:
+                raise UnsafeFileError(
+                    f"{self.name}: column {column!r} is of the extension type {_PICKLED}, a pickle"
+                    " that could run code when decoded; refusing to read it"
+                )
+            kind = refused_kind(arrow_type)
             if kind is not None and not (lists and kind == "list"):
                 raise LabelTypeError(
                     f"{self.name}: column {column!r} holds {kind} values; label columns hold"
@@ -259,20 +268,28 @@ class DataFile:
                 f" {library.__version__} runs code a file can carry, CVE-2023-47248): pip"
                 f" install 'fastcluster-metrics[{extra}]'"
             )
+        if self.kind in ("parquet", "ipc") and getattr(library.lib, _AUTO_LOAD, False):
+            # pyarrow 14.0.1 to 20 unpickles them again once told to
+            raise UnsafeFileError(
+                f"{self.name}: pyarrow is set to unpickle the columns of the extension type"
+                f" {_PICKLED} a {self.kind} file may hold (pyarrow.PyExtensionType.set_auto_load"
+                "(True)), which runs code the file can carry; refusing to read it"
+            )
 
     def _arrow_schema(self) -> Any:
         if self._schema is None:
             self._require()
-            if self.kind == "parquet":
-                import pyarrow.parquet as pq
+            with _unpickling_refused_quietly():
+                if self.kind == "parquet":
+                    import pyarrow.parquet as pq
 
-                self._schema = pq.read_schema(self.path)
-            elif self.kind == "ipc":
-                with ExitStack() as stack:
-                    self._schema = self._open_ipc(stack, None)[0].schema
-            else:
-                with ExitStack() as stack:  # the names, from a first block of 1 MiB
-                    self._schema = self._open_csv(stack, None, 1 << 20)[0].schema
+                    self._schema = pq.read_schema(self.path)
+                elif self.kind == "ipc":
+                    with ExitStack() as stack:
+                        self._schema = self._open_ipc(stack, None)[0].schema
+                else:
+                    with ExitStack() as stack:  # the names, from a first block of 1 MiB
+                        self._schema = self._open_csv(stack, None, 1 << 20)[0].schema
         return self._schema
 
     def _text_stream(self, stack: ExitStack) -> tuple[Any, Any]:
@@ -650,6 +667,23 @@ def read_again(file: DataFile, error: ColumnTypeError) -> DataFile:
     if error.column in file.text:
         raise error
     return file.as_text(error.column)
+
+
+_PICKLED = "arrow.py_extension_type"
+"""pyarrow's extension type of pickled Python objects (CVE-2023-47248; gone in pyarrow 21)."""
+_AUTO_LOAD = "_py_extension_type_auto_load"
+"""pyarrow.lib's switch (14.0.1 to 20) that ``PyExtensionType.set_auto_load`` turns."""
+
+
+@contextmanager
+def _unpickling_refused_quietly() -> Iterator[None]:
+    """pyarrow 14.0.1 to 20 warns, twice, each time it meets the type of a column of
+    ``arrow.py_extension_type`` (which it no longer unpickles: an ``UnknownExtensionType``);
+    the column is refused in one line of ours (:meth:`DataFile._check_types`) instead."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "pickle-based deserialization", RuntimeWarning)
+        warnings.filterwarnings("ignore", "pyarrow.PyExtensionType is deprecated", FutureWarning)
+        yield
 
 
 def _release(version: str) -> tuple[int, ...]:
