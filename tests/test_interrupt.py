@@ -219,16 +219,16 @@ def test_random_model_expectation_stops(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("delay", [0.5, 2.5])
 def test_standardized_mutual_information_stops(tmp_path: Path, delay: float) -> None:
-    # The variance of the mutual information of 1e9 samples (1e6 labels, whole weights of
-    # 1,000), 33 x 60: the tables of every pair of sizes, then the passes over each row's
-    # and column's counts (about 7 s on two threads).
+    # The variance of the mutual information of 3e9 samples (1e6 labels, whole weights of
+    # 3,000), 33 x 60: the windows of every pair of sizes, then the passes over each row's
+    # and column's counts (about 7 s on two threads, 1.2 GB).
     latency, out = _interrupt(
         _child(
             """
             rng = np.random.default_rng(0)
             t = rng.integers(0, 33, 1_000_000)
             p = rng.integers(0, 60, 1_000_000)
-            c = fcm.Contingency.from_labels(t, p, sample_weight=np.full(t.size, 1000.0))
+            c = fcm.Contingency.from_labels(t, p, sample_weight=np.full(t.size, 3000.0))
             """,
             "c.standardized_mutual_info_score()",
             """

@@ -215,9 +215,9 @@ class PairMeasures(TableMeasures):
         pairs of cells of Romano et al. to 1e-12; the two methods agree to 1e-14); Romano
         et al.'s own sum costs ``O(max(R, C) n³)`` and subtracts ``E[MI]²`` from
         ``E[MI²]``, losing digits at large ``n``. The cost grows as ``√n``: for 33 classes
-        against 60 clusters on two threads, 0.26 s at ``n = 1e6`` (fastami's Monte Carlo
-        estimate takes 2.2 s to be within 0.07, benches/README.md) and 0.84 s at ``1e7``;
-        33 x 20,000 takes 0.04 s at ``1e6``. Ctrl-C stops the call.
+        against 60 clusters on two threads, 0.1 s at ``n = 1e6`` (fastami's Monte Carlo
+        estimate takes 2 s to be within 0.07, benches/README.md) and 0.31 s at ``1e7``;
+        33 x 20,000 takes 28 ms at ``1e6``. Ctrl-C stops the call.
 
         The value is ``(MI - E[MI]) / sqrt(Var MI)``, symmetric in the two labelings; nan
         when the variance is 0 (every permutation gives the same mutual information: one
@@ -230,7 +230,7 @@ class PairMeasures(TableMeasures):
             # Its cost and memory grow as n (whole-number weights can make n huge).
             raise ValueError(
                 f"standardized_mutual_info_score is computed exactly for at most 2**33 samples"
-                f" (20 s and 2 GB at n = 8e9); this table has n = {int(table.n):,}"
+                f" (10 s and 2 GB at n = 8e9); this table has n = {int(table.n):,}"
             )
         variance = table.mutual_info_variance()
         if variance <= 0:
