@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
 from .. import _native
+from .._utils.memory import usable_memory
 from .._utils.params import scipy_module
 
 __all__ = [
@@ -38,15 +39,34 @@ def physical_memory() -> int | None:
         return None
 
 
-def check_dense_fits(shape: tuple[int, int], dtype: np.dtype[Any]) -> None:
-    """Refuses, before allocating, a dense table larger than the machine's memory."""
-    need = shape[0] * shape[1] * dtype.itemsize
+def _room() -> tuple[int, str] | None:
+    """What this process may still allocate, and what limits it (``usable_memory``; else the
+    machine's memory, where only that can be read)."""
+    usable = usable_memory()
+    if usable is not None:
+        return usable
     have = physical_memory()
-    if have is not None and need > have:
+    return None if have is None else (have, "the machine's memory")
+
+
+def _size(n: int) -> str:
+    """``n`` bytes for a message: GiB, MiB, or bytes."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n:,} bytes"
+
+
+def check_dense_fits(shape: tuple[int, int], dtype: np.dtype[Any]) -> None:
+    """Refuses, before allocating, a dense table larger than the memory this process may
+    still use: its pages would be promised, and the process killed as it fills them."""
+    need = shape[0] * shape[1] * dtype.itemsize
+    room = _room()
+    if room is not None and need > room[0]:
         raise MemoryError(
             f"a dense {shape[0]} x {shape[1]} contingency matrix of {dtype} needs"
-            f" {need / 2**30:.1f} GiB, more than this machine's {have / 2**30:.1f} GiB of"
-            " memory; use sparse=True"
+            f" {_size(need)}, more than the {_size(room[0])} this process may use ({room[1]});"
+            " use sparse=True"
         )
 
 
@@ -131,11 +151,11 @@ def _check_table_fits(shape: tuple[int, int]) -> None:
             f"a {shape[0]} x {shape[1]} contingency table has more than 2**32 - 2 rows or columns"
         )
     need = 16 * (shape[0] + shape[1])  # u64 row and column sums, and their int64 copies
-    have = physical_memory()
-    if have is not None and need > have:
+    room = _room()
+    if room is not None and need > room[0]:
         raise MemoryError(
             f"the row and column sums of a {shape[0]} x {shape[1]} contingency table need"
-            f" {need / 2**30:.1f} GiB, more than this machine's {have / 2**30:.1f} GiB of memory"
+            f" {_size(need)}, more than the {_size(room[0])} this process may use ({room[1]})"
         )
 
 
