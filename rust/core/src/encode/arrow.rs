@@ -10,7 +10,7 @@ use std::hash::{Hash, Hasher};
 
 use rayon::prelude::*;
 
-use super::blocks::{encode_block, finish_blocks, Codes, PARALLEL_MIN};
+use super::blocks::{encode_block, finish_blocks, Codes, CODES, PARALLEL_MIN};
 use super::key::Bytes;
 use crate::error::Error;
 use crate::pool;
@@ -239,7 +239,7 @@ fn encode_chunks<'a, C: Chunk<'a>>(chunks: &[C]) -> Result<Codes, Error> {
         }
     }
     let lengths: Vec<usize> = spans.iter().map(|&(_, s, e)| e - s).collect();
-    let mut codes = crate::pages::zeroed::<u32>(n, super::CODES)?;
+    let mut codes = crate::pages::zeroed::<u32>(n, CODES)?;
     let mut parts = Vec::with_capacity(spans.len());
     let mut rest = codes.as_mut_slice();
     let mut offset = 0;

@@ -46,7 +46,7 @@ where
     K: Hash + Eq + Ord + Copy + Send + Sync,
     I: Iterator<Item = Option<Option<K>>>,
 {
-    let mut codes = pages::zeroed::<u32>(len, super::CODES)?;
+    let mut codes = pages::zeroed::<u32>(len, CODES)?;
     match encode_block(&mut codes, 0, items)? {
         Some(block) => finish(codes, len.max(1), vec![block]).map(Some),
         None => Ok(None),
@@ -185,6 +185,9 @@ pub(super) fn finish_blocks<K: Hash + Eq + Ord + Copy + Send + Sync>(
 
 /// What a refused allocation was building.
 const WHAT: &str = "the distinct labels of a labeling";
+
+/// What a refused allocation of a labeling's codes was building.
+pub(super) const CODES: &str = "the codes of a labeling";
 
 /// Below this many items, strings are hashed on the calling thread.
 pub(super) const PARALLEL_MIN: usize = 1 << 15;

@@ -18,13 +18,10 @@ mod key;
 
 pub use arrow::{encode_arrow, encode_views, Bitmap, StrChunk, ViewChunk};
 pub use blocks::{encode, Codes, MISSING};
-use blocks::{encode_block, finish, PARALLEL_MIN};
+use blocks::{encode_block, finish, CODES, PARALLEL_MIN};
 
 /// Items of a block of [`encode_found`]: its slices (16 bytes each) stay in L2.
 const MADE_BLOCK: usize = 1 << 15;
-
-/// What a refused allocation of the codes was building.
-const CODES: &str = "the codes of a labeling";
 
 /// Like [`encode`], for labels whose bytes `find` finds on the calling thread,
 /// a block of items at a time (`find(items, found)` pushes the bytes of `items`; `None`:
