@@ -278,12 +278,27 @@ impl Binomial {
     }
 }
 
-/// The widest the product of the categories' binomials can reach: the number of its terms.
-fn support(cats: &[Binomial], counts: impl Iterator<Item = u64>) -> u64 {
-    cats.iter()
-        .zip(counts)
-        .map(|(c, k)| (c.b.len() as u64 - 1).saturating_mul(k))
-        .fold(1u64, u64::saturating_add)
+/// Each category's binomial on its window, and the plan of the frequencies for their product.
+fn prepare(
+    sizes: &[(u64, u64)],
+    total: u64,
+    draws: u64,
+    windows: &[&Window],
+) -> (Vec<Binomial>, Plan) {
+    let p = draws as f64 / total as f64;
+    let cats: Vec<Binomial> = sizes
+        .iter()
+        .zip(windows)
+        .map(|(&(c, _), w)| Binomial::new(c, p, w))
+        .collect();
+    // The widest the product can reach: the number of its terms.
+    let support = cats
+        .iter()
+        .zip(sizes)
+        .map(|(c, &(_, k))| (c.b.len() as u64 - 1).saturating_mul(k))
+        .fold(1u64, u64::saturating_add);
+    let plan = Plan::new(sizes, total, draws, support);
+    (cats, plan)
 }
 
 /// See [`super::chain::covariance`]: the covariance of `Σ g(x)` and `Σ f(x)` over the counts
@@ -296,18 +311,7 @@ pub(super) fn covariance(
     windows: &[&Window],
     (g, f): (&[&[f64]], &[&[f64]]),
 ) -> Option<f64> {
-    let p = draws as f64 / total as f64;
-    let cats: Vec<Binomial> = sizes
-        .iter()
-        .zip(windows)
-        .map(|(&(c, _), w)| Binomial::new(c, p, w))
-        .collect();
-    let plan = Plan::new(
-        sizes,
-        total,
-        draws,
-        support(&cats, sizes.iter().map(|s| s.1)),
-    );
+    let (cats, plan) = prepare(sizes, total, draws, windows);
     // Probability, Σg, Σf and Σg Σf at each frequency.
     let mut acc = vec![[ONE, C::default(), C::default(), C::default()]; plan.len()];
     let mut mid = 0i64;
@@ -360,18 +364,7 @@ pub(super) fn others(
     windows: &[&Window],
     phi: &[&[f64]],
 ) -> Option<Vec<Vec<f64>>> {
-    let p = draws as f64 / total as f64;
-    let cats: Vec<Binomial> = sizes
-        .iter()
-        .zip(windows)
-        .map(|(&(c, _), w)| Binomial::new(c, p, w))
-        .collect();
-    let plan = Plan::new(
-        sizes,
-        total,
-        draws,
-        support(&cats, sizes.iter().map(|s| s.1)),
-    );
+    let (cats, plan) = prepare(sizes, total, draws, windows);
     let nf = plan.len();
     // Each size's block of `count` categories and of one fewer, as (Π B, Σ Φ Π_{others} B).
     let blocks = |b: C, t: C, count: u64| -> Block {
