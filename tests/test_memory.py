@@ -40,6 +40,12 @@ CHILD = textwrap.dedent(
         a = rng.integers(0, 10**6, 40_000_000, dtype=np.int32)
         b = rng.integers(0, 10**6, 40_000_000, dtype=np.int32)
         call = lambda: fcm.adjusted_rand_score(a, b)
+    elif case == "one-row map":
+        # Each cluster within one class, spread three times wider than the samples: counted
+        # in a map of every cluster key, then built into a table.
+        c = rng.integers(0, 5, n)
+        s = rng.permutation(n) * 3
+        call = lambda: fcm.contingency_matrix(c, s, sparse=True).nnz
     elif case == "object strings":
         s = np.array([f"cell_{i}" for i in range(1_500_000)], dtype=object)
         q = rng.integers(0, 50, s.size)
@@ -62,7 +68,8 @@ CHILD = textwrap.dedent(
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
 @pytest.mark.parametrize("headroom_mib", [24, 96])
 @pytest.mark.parametrize(
-    "case", ["spread keys", "real weights", "sparse matrix", "object strings", "wide table"]
+    "case",
+    ["spread keys", "real weights", "sparse matrix", "one-row map", "object strings", "wide table"],
 )
 def test_refused_memory_is_a_memory_error_and_the_next_call_is_right(case, headroom_mib):
     done = subprocess.run(
@@ -76,3 +83,54 @@ def test_refused_memory_is_a_memory_error_and_the_next_call_is_right(case, headr
     assert lines[0].startswith("MemoryError: out of memory: could not allocate "), lines
     assert " bytes (" in lines[0] and " MiB) for " in lines[0]
     assert lines[1] == "next call True"
+
+
+LATER = textwrap.dedent(
+    """
+    import resource, sys
+    import numpy as np
+    from fastcluster_metrics import _native
+
+    stage, headroom = sys.argv[1], int(sys.argv[2]) << 20
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 10**6, 10_000_000, dtype=np.int32)
+    b = rng.integers(0, 10**6, 10_000_000, dtype=np.int32)
+    full = _native.count(a, b)
+    want = {"sides": full.row_sums, "cells": full.mutual_info}[stage]()
+    del full
+    # Counted for its pair counts: its sides and cells are built when first asked for.
+    table = _native.count(a, b, False, True)
+    read = {"sides": table.row_sums, "cells": table.mutual_info}[stage]
+    used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+    resource.setrlimit(resource.RLIMIT_AS, (used + headroom, resource.RLIM_INFINITY))
+    try:
+        read()
+    except MemoryError as error:
+        print("MemoryError:", error)
+    else:
+        print("no error")
+    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    print("next call", np.array_equal(read(), want), table.holds_cells)
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+@pytest.mark.parametrize(
+    ("stage", "headroom_mib", "what"),
+    [("sides", 2, "a wide table's"), ("cells", 48, "a wide table's cells")],
+)
+def test_a_wide_table_built_later_refused_is_built_by_the_next_call(stage, headroom_mib, what):
+    # A table counted for its pair counts builds its sides, and its cells, the first time a
+    # measure reads them: the refusal is a MemoryError, the table is left as it was.
+    done = subprocess.run(
+        [sys.executable, "-c", LATER, stage, str(headroom_mib)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("MemoryError: out of memory: could not allocate "), lines
+    assert f" MiB) for {what}" in lines[0], lines
+    assert lines[1] == f"next call True {stage == 'cells'}", lines

@@ -6,6 +6,7 @@
 //! Python's `MemoryError`; what was allocated before is freed as the error unwinds.
 
 use std::hash::{BuildHasher, Hash};
+use std::sync::OnceLock;
 
 use hashbrown::HashMap;
 
@@ -74,6 +75,34 @@ pub(crate) fn collect<T>(
     Ok(v)
 }
 
+/// The value in `cell`, built by `build` if it is not there yet: as
+/// `OnceLock::get_or_init`, but a refusal is returned and leaves the cell empty, to be
+/// built by the next call. (Two threads may both build it; one value is kept.)
+pub(crate) fn once<T>(
+    cell: &OnceLock<T>,
+    build: impl FnOnce() -> Result<T, Error>,
+) -> Result<&T, Error> {
+    if let Some(value) = cell.get() {
+        return Ok(value);
+    }
+    let value = build()?;
+    Ok(cell.get_or_init(|| value))
+}
+
+/// The value of a fallible build whose caller cannot return an error: as the standard
+/// library's infallible allocations do, the process aborts if the memory was refused.
+/// For the accessors that return references ([`crate::Measures`]); the binding builds
+/// what they read first, fallibly ([`crate::Counted::ready`]).
+pub(crate) fn or_abort<T>(built: Result<T, Error>) -> T {
+    built.unwrap_or_else(|error| match error {
+        Error::OutOfMemory { bytes, .. } => std::alloc::handle_alloc_error(
+            std::alloc::Layout::from_size_align(bytes, 1)
+                .unwrap_or(std::alloc::Layout::new::<u8>()),
+        ),
+        other => panic!("{other}"),
+    })
+}
+
 /// Room in `map` for `additional` more entries.
 pub(crate) fn reserve_map<K: Eq + Hash, V, S: BuildHasher>(
     map: &mut HashMap<K, V, S>,
@@ -122,5 +151,22 @@ mod tests {
         assert_eq!(v, [7, 8, 9]);
         assert_eq!(collect([1u8, 2].into_iter(), "x").unwrap(), [1, 2]);
         assert_eq!(filled(3, 5u8, "x").unwrap(), [5, 5, 5]);
+    }
+
+    #[test]
+    fn a_refused_build_leaves_the_cell_to_the_next_call() {
+        let cell = OnceLock::new();
+        let refusal = Error::OutOfMemory {
+            what: "the test's table",
+            bytes: 8,
+        };
+        assert_eq!(once(&cell, || Err(refusal.clone())), Err(refusal));
+        assert!(cell.get().is_none());
+        assert_eq!(once(&cell, || Ok(5u32)), Ok(&5));
+        // Built once: a later build is not run.
+        assert_eq!(
+            once(&cell, || -> Result<u32, Error> { unreachable!() }),
+            Ok(&5)
+        );
     }
 }

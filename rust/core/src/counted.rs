@@ -2,6 +2,7 @@
 
 use std::sync::OnceLock;
 
+use crate::alloc;
 use crate::emi::size_counts;
 use crate::error::Error;
 use crate::models::{model_parts, ModelParts, RandomModel};
@@ -261,22 +262,43 @@ impl Counted {
         }
     }
 
-    /// The table as a [`Table`] (built from the map the first time, for a [`OneRow`]);
-    /// `None` for [`Singletons`], which have no cells.
-    pub fn table(&self) -> Option<&Table> {
+    /// Builds, fallibly, what its measures read and build the first time they are asked
+    /// for: a wide table's sides, and with `cells` (for the measures of its cells) its
+    /// [`Table`]. Once it has returned `Ok`, they allocate nothing; without it, an
+    /// allocation they make that the system refuses aborts the process, as the standard
+    /// library's do. A refusal leaves the table as it was.
+    pub fn ready(&self, cells: bool) -> Result<(), Error> {
         match self {
-            Counted::Table(t) => Some(t),
-            Counted::OneRow(o, full) => Some(full.get_or_init(|| o.table())),
-            Counted::Singletons(_) => None,
-            Counted::Partitioned(p) => Some(p.table()),
+            Counted::Partitioned(p) => p.ready(cells),
+            _ => Ok(()),
         }
+    }
+
+    /// The table as a [`Table`] (built the first time, for a [`OneRow`] or a
+    /// [`Partitioned`]); `None` for [`Singletons`], which have no cells.
+    pub fn table(&self) -> Option<&Table> {
+        alloc::or_abort(self.try_table())
+    }
+
+    /// [`Counted::table`], built fallibly: a refusal leaves it to be built by the next
+    /// call.
+    pub fn try_table(&self) -> Result<Option<&Table>, Error> {
+        Ok(match self {
+            Counted::Table(t) => Some(t),
+            Counted::OneRow(o, full) => Some(alloc::once(full, || o.table())?),
+            Counted::Singletons(_) => None,
+            Counted::Partitioned(p) => Some(p.try_table()?),
+        })
     }
 
     /// The [`Table`], taken; `None` for [`Singletons`], which have no cells.
     pub fn into_table(self) -> Option<Table> {
         match self {
             Counted::Table(t) => Some(t),
-            Counted::OneRow(o, full) => Some(full.into_inner().unwrap_or_else(|| o.table())),
+            Counted::OneRow(o, full) => Some(
+                full.into_inner()
+                    .unwrap_or_else(|| alloc::or_abort(o.table())),
+            ),
             Counted::Singletons(_) => None,
             Counted::Partitioned(p) => Some(p.into_table()),
         }

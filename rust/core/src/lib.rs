@@ -116,5 +116,6 @@ pub use gather::gather;
 pub use label::{Constant, KeyKind, Label};
 pub use models::{model_parts, ModelParts, RandomModel, RECURRENCE_STEPS};
 pub use one_row::{OneRow, Singletons};
+pub use pages::copied;
 pub use partitioned::Partitioned;
 pub use table::{Keys, Table};

@@ -55,21 +55,20 @@ pub(crate) fn zeroed<T: Zero>(len: usize, what: &'static str) -> Result<Vec<T>, 
     Ok(unsafe { Vec::from_raw_parts(ptr, len, len) })
 }
 
-/// [`zeroed`] for the arrays that `Partitioned` builds the first time they are asked for,
-/// behind accessors that return references and cannot return an error: as `vec!` does,
-/// the process aborts if the memory is refused.
-pub(crate) fn zeroed_later<T: Zero>(len: usize) -> Vec<T> {
-    zeroed(len, "").unwrap_or_else(|_| {
-        std::alloc::handle_alloc_error(Layout::array::<T>(len).unwrap_or(Layout::new::<T>()))
-    })
-}
-
 /// An empty vector with room for `len` values, on huge pages where the kernel has them and
 /// the room is large: for arrays filled by pushing, such as a gathered column. The core's
 /// error naming `what` if the memory is refused.
 pub(crate) fn with_capacity<T>(len: usize, what: &'static str) -> Result<Vec<T>, Error> {
     let v: Vec<T> = alloc::with_capacity(len, what)?;
     advise(v.as_ptr().cast(), len * std::mem::size_of::<T>());
+    Ok(v)
+}
+
+/// A copy of `items`, on huge pages where the kernel has them and it is large (as NumPy
+/// asks for its large arrays); the core's error naming `what` if the memory is refused.
+pub fn copied<T: Copy>(items: &[T], what: &'static str) -> Result<Vec<T>, Error> {
+    let mut v = with_capacity(items.len(), what)?;
+    v.extend_from_slice(items);
     Ok(v)
 }
 
@@ -93,10 +92,3 @@ fn advise(start: *const u8, bytes: usize) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise(_start: *const u8, _bytes: usize) {}
-
-/// [`with_capacity`] for `Partitioned`'s arrays, as [`zeroed_later`].
-pub(crate) fn with_capacity_later<T>(len: usize) -> Vec<T> {
-    let v: Vec<T> = Vec::with_capacity(len);
-    advise(v.as_ptr().cast(), len * std::mem::size_of::<T>());
-    v
-}

@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use crate::alloc;
 use crate::cpu::prefetch;
 use crate::emi::{emi_of_sizes, size_counts};
 use crate::error::Error;
@@ -53,16 +54,16 @@ struct Side {
 
 impl Side {
     /// The side of the sums `span` over keys `lo..lo + span.len()`.
-    fn of(span: &[u32], lo: u64, kind: KeyKind) -> Side {
+    fn of(span: &[u32], lo: u64, kind: KeyKind) -> Result<Side, Error> {
         let present = span.iter().filter(|&&s| s != 0).count();
-        let mut keys = pages::with_capacity_later(present);
-        let mut sums = pages::with_capacity_later(present);
+        let mut keys = pages::with_capacity(present, "a wide table's keys")?;
+        let mut sums = pages::with_capacity(present, "a wide table's sums")?;
         let number = if present == span.len() {
             keys.extend((0..span.len() as u64).map(|i| lo + i));
             sums.extend(span.iter().map(|&s| u64::from(s)));
             None
         } else {
-            let mut number = pages::zeroed_later::<u32>(span.len());
+            let mut number = pages::zeroed::<u32>(span.len(), "a wide table's key numbers")?;
             for (i, &s) in span.iter().enumerate() {
                 if s != 0 {
                     number[i] = keys.len() as u32;
@@ -72,11 +73,11 @@ impl Side {
             }
             Some(number)
         };
-        Side {
+        Ok(Side {
             keys: Keys { kind, keys },
             sums,
             number,
-        }
+        })
     }
 
     /// The number of the key at offset `i` of the span.
@@ -125,9 +126,8 @@ impl Sums {
         }
     }
 
-    fn side(&self) -> &Side {
-        self.side
-            .get_or_init(|| Side::of(&self.span, self.lo, self.kind))
+    fn side(&self) -> Result<&Side, Error> {
+        alloc::once(&self.side, || Side::of(&self.span, self.lo, self.kind))
     }
 }
 
@@ -141,20 +141,22 @@ pub(crate) enum Cells {
     Counted(RangeCells),
     Later(
         OnceLock<RangeCells>,
-        Box<dyn Fn() -> RangeCells + Send + Sync>,
+        Box<dyn Fn() -> Result<RangeCells, Error> + Send + Sync>,
     ),
 }
 
 impl Cells {
     /// Cells that `count` counts when first asked for.
-    pub(crate) fn later(count: impl Fn() -> RangeCells + Send + Sync + 'static) -> Cells {
+    pub(crate) fn later(
+        count: impl Fn() -> Result<RangeCells, Error> + Send + Sync + 'static,
+    ) -> Cells {
         Cells::Later(OnceLock::new(), Box::new(count))
     }
 
-    fn get(&self) -> &RangeCells {
+    fn get(&self) -> Result<&RangeCells, Error> {
         match self {
-            Cells::Counted(cells) => cells,
-            Cells::Later(cells, count) => cells.get_or_init(count),
+            Cells::Counted(cells) => Ok(cells),
+            Cells::Later(cells, count) => alloc::once(cells, count),
         }
     }
 }
@@ -187,16 +189,22 @@ pub(crate) struct Spans {
 }
 
 impl Spans {
-    /// Zero sums over the spans of `plan`.
-    pub(crate) fn new(plan: &CellNumbers) -> Spans {
-        Spans {
-            rows: pages::zeroed_later(plan.na as usize),
-            cols: pages::zeroed_later(plan.nb as usize),
+    /// Zero sums over the spans of `plan`, with the columns' bytes ([`Spans::sample_sides`])
+    /// if `samples` are to be added one at a time.
+    pub(crate) fn new(plan: &CellNumbers, samples: bool) -> Result<Spans, Error> {
+        let what = "a thread's sums of a wide table's sides";
+        Ok(Spans {
+            rows: pages::zeroed(plan.na as usize, what)?,
+            cols: pages::zeroed(plan.nb as usize, what)?,
             cells_sq: 0,
             nnz: 0,
             buffer: Vec::new(),
-            bytes: Vec::new(),
-        }
+            bytes: if samples {
+                alloc::filled(plan.nb as usize, 0, what)?
+            } else {
+                Vec::new()
+            },
+        })
     }
 
     /// Adds the cells of range `r`: (low bits, count), in order.
@@ -252,9 +260,11 @@ impl Spans {
     /// The sums a range whose samples are added one at a time adds to: the rows', and the
     /// columns' as a byte a column ([`ColumnBytes`]).
     pub(crate) fn sample_sides(&mut self) -> (&mut [u32], ColumnBytes<'_>) {
-        if self.bytes.len() != self.cols.len() {
-            self.bytes = vec![0; self.cols.len()];
-        }
+        debug_assert_eq!(
+            self.bytes.len(),
+            self.cols.len(),
+            "sums made for cells only"
+        );
         (
             &mut self.rows,
             ColumnBytes {
@@ -404,17 +414,30 @@ impl Partitioned {
         self.nnz
     }
 
+    /// Builds, fallibly, what the accessors below read and build the first time they are
+    /// asked for: both sides, and the [`Table`] too with `cells`. Once it has returned
+    /// `Ok`, they allocate nothing; without it, an allocation they make that the system
+    /// refuses aborts the process (as the standard library's do).
+    pub fn ready(&self, cells: bool) -> Result<(), Error> {
+        self.rows.side()?;
+        self.cols.side()?;
+        if cells {
+            self.try_table()?;
+        }
+        Ok(())
+    }
+
     /// The rows' keys.
     pub fn rows(&self) -> &Keys {
-        &self.rows.side().keys
+        &alloc::or_abort(self.rows.side()).keys
     }
 
     pub fn row_sums(&self) -> &[u64] {
-        &self.rows.side().sums
+        &alloc::or_abort(self.rows.side()).sums
     }
 
     pub fn col_sums(&self) -> &[u64] {
-        &self.cols.side().sums
+        &alloc::or_abort(self.cols.side()).sums
     }
 
     /// See [`crate::scores::pair_sums`].
@@ -442,17 +465,25 @@ impl Partitioned {
     /// The [`Table`], built the first time it is asked for (whole: a stop request does
     /// not cut it short, as it is kept).
     pub fn table(&self) -> &Table {
-        self.table.get_or_init(|| self.build(false))
+        alloc::or_abort(self.try_table())
+    }
+
+    /// [`Partitioned::table`], built fallibly: a refusal leaves it to be built by the next
+    /// call.
+    pub fn try_table(&self) -> Result<&Table, Error> {
+        alloc::once(&self.table, || self.build(false))
     }
 
     /// The [`Table`], taken.
     pub fn into_table(mut self) -> Table {
-        self.table.take().unwrap_or_else(|| self.build(false))
+        self.table
+            .take()
+            .unwrap_or_else(|| alloc::or_abort(self.build(false)))
     }
 
     /// The [`Table`], taken, or [`Error::Stopped`] if a stop was requested meanwhile.
     pub(crate) fn into_table_or_stop(self) -> Result<Table, Error> {
-        let table = self.build(true);
+        let table = self.build(true)?;
         stop::check()?;
         Ok(table)
     }
@@ -461,15 +492,16 @@ impl Partitioned {
     /// ranges in parallel; rows and columns numbered among the keys with samples. A
     /// `stoppable` build stopped gives a table with cells left out, for the caller's next
     /// [`stop::check`] to report.
-    fn build(&self, stoppable: bool) -> Table {
+    fn build(&self, stoppable: bool) -> Result<Table, Error> {
         let total = self.nnz;
         // Each side built before the ranges are placed in parallel.
-        let (rows_side, cols_side) = (self.rows.side(), self.cols.side());
-        let mut cell_row = pages::zeroed_later::<u32>(total);
-        let mut cell_col = pages::zeroed_later::<u32>(total);
-        let mut cell_count = pages::zeroed_later::<u64>(total);
-        let ranges = self.cells.get();
-        let mut parts = Vec::with_capacity(ranges.len());
+        let (rows_side, cols_side) = (self.rows.side()?, self.cols.side()?);
+        let ranges = self.cells.get()?;
+        let what = "a wide table's cells";
+        let mut cell_row = pages::zeroed::<u32>(total, what)?;
+        let mut cell_col = pages::zeroed::<u32>(total, what)?;
+        let mut cell_count = pages::zeroed::<u64>(total, what)?;
+        let mut parts = alloc::with_capacity(ranges.len(), what)?;
         {
             let (mut rows, mut cols, mut counts) =
                 (&mut cell_row[..], &mut cell_col[..], &mut cell_count[..]);
@@ -526,19 +558,20 @@ impl Partitioned {
         } else {
             parts.into_iter().for_each(place);
         }
-        Table::assemble(
+        let what = "a wide table's keys and sums";
+        Ok(Table::assemble(
             (
                 self.rows.kind,
-                rows_side.keys.keys.clone(),
-                rows_side.sums.clone(),
+                pages::copied(&rows_side.keys.keys, what)?,
+                pages::copied(&rows_side.sums, what)?,
             ),
             (
                 self.cols.kind,
-                cols_side.keys.keys.clone(),
-                cols_side.sums.clone(),
+                pages::copied(&cols_side.keys.keys, what)?,
+                pages::copied(&cols_side.sums, what)?,
             ),
             (cell_row, cell_col, cell_count),
-        )
+        ))
     }
 }
 
@@ -603,7 +636,7 @@ mod tests {
         // samples as the cells of row 2.
         let samples = [(1usize, 300u32), (4, 2)];
         let one_at_a_time = || {
-            let mut spans = Spans::new(&plan);
+            let mut spans = Spans::new(&plan, true).unwrap();
             let (rows, mut cols) = spans.sample_sides();
             for &(j, c) in &samples {
                 for _ in 0..c {
@@ -614,7 +647,7 @@ mod tests {
             spans
         };
         let as_cells = || {
-            let mut spans = Spans::new(&plan);
+            let mut spans = Spans::new(&plan, false).unwrap();
             let cells: Vec<(u32, u32)> = samples.iter().map(|&(j, c)| (16 + j as u32, c)).collect();
             spans.add(&plan, 0, &cells);
             spans

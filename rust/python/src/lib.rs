@@ -706,20 +706,43 @@ impl Table {
     /// The table as a [`fcm::Table`] (built the first time, from a compact form, with
     /// the GIL released); an error for a table counted for its measures only.
     fn full(&self, py: Python<'_>) -> PyResult<&fcm::Table> {
-        py.detach(|| self.inner.table()).ok_or_else(|| {
-            PyValueError::new_err("this table was counted for its measures only: it has no cells")
-        })
+        py.detach(|| self.inner.try_table())
+            .map_err(CoreError::from)?
+            .ok_or_else(|| {
+                PyValueError::new_err(
+                    "this table was counted for its measures only: it has no cells",
+                )
+            })
+    }
+
+    /// Builds what its measures read (with `cells`, the measures of its cells), with the
+    /// GIL released: a `MemoryError` if the system refuses the memory, which the
+    /// measures' own reads would not survive ([`fcm::Counted::ready`]).
+    fn ready(&self, py: Python<'_>, cells: bool) -> PyResult<&fcm::Counted> {
+        py.detach(|| self.inner.ready(cells))
+            .map_err(CoreError::from)?;
+        Ok(&self.inner)
     }
 }
 
-fn keys_array<'py>(py: Python<'py>, keys: &fcm::Keys) -> Bound<'py, PyAny> {
-    match keys.kind {
+/// `data` copied into a new NumPy array, the copy made fallibly (NumPy's own allocation,
+/// as `PyArray1::from_slice` makes it, panics when refused).
+fn array_of<'py, T: numpy::Element + Copy>(
+    py: Python<'py>,
+    data: &[T],
+) -> PyResult<Bound<'py, PyArray1<T>>> {
+    let copy = fcm::copied(data, "a copy of a table's array").map_err(CoreError::from)?;
+    Ok(PyArray1::from_vec(py, copy))
+}
+
+fn keys_array<'py>(py: Python<'py>, keys: &fcm::Keys) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match keys.kind {
         KeyKind::Signed => {
-            let v: Vec<i64> = (0..keys.keys.len()).map(|i| keys.value(i) as i64).collect();
-            PyArray1::from_vec(py, v).into_any()
+            let values = keys.signed_values().map_err(CoreError::from)?;
+            PyArray1::from_vec(py, values).into_any()
         }
-        KeyKind::Unsigned => PyArray1::from_slice(py, &keys.keys).into_any(),
-    }
+        KeyKind::Unsigned => array_of(py, &keys.keys)?.into_any(),
+    })
 }
 
 #[pymethods]
@@ -751,21 +774,21 @@ impl Table {
     }
 
     /// The sorted class labels (int64 or uint64).
-    fn row_keys<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        keys_array(py, self.inner.rows())
+    fn row_keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        keys_array(py, self.ready(py, false)?.rows())
     }
 
     /// The sorted cluster labels (int64 or uint64).
     fn col_keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(keys_array(py, &self.full(py)?.cols))
+        keys_array(py, &self.full(py)?.cols)
     }
 
-    fn row_sums<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
-        PyArray1::from_slice(py, self.inner.row_sums())
+    fn row_sums<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        array_of(py, self.ready(py, false)?.row_sums())
     }
 
     fn col_sums<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        Ok(PyArray1::from_slice(py, &self.full(py)?.col_sums))
+        array_of(py, &self.full(py)?.col_sums)
     }
 
     /// The value of each sample's cell: `values` holds one per cell (in the order of
@@ -805,9 +828,9 @@ impl Table {
     )> {
         let t = self.full(py)?;
         Ok((
-            PyArray1::from_slice(py, &t.cell_row),
-            PyArray1::from_slice(py, &t.cell_col),
-            PyArray1::from_slice(py, &t.cell_count),
+            array_of(py, &t.cell_row)?,
+            array_of(py, &t.cell_col)?,
+            array_of(py, &t.cell_count)?,
         ))
     }
 
@@ -817,31 +840,35 @@ impl Table {
         (s.n, s.cells_sq, s.rows_sq, s.cols_sq)
     }
 
-    fn entropy_rows(&self) -> f64 {
-        self.inner.entropy_rows()
+    fn entropy_rows(&self, py: Python<'_>) -> PyResult<f64> {
+        Ok(self.ready(py, false)?.entropy_rows())
     }
 
     fn entropy_cols(&self, py: Python<'_>) -> PyResult<f64> {
-        interruptible(py, self.long(), || self.inner.entropy_cols())
+        let counted = self.ready(py, false)?;
+        interruptible(py, self.long(), || counted.entropy_cols())
     }
 
     fn mutual_info(&self, py: Python<'_>) -> PyResult<f64> {
-        interruptible(py, self.long(), || self.inner.mutual_info())
+        let counted = self.ready(py, true)?;
+        interruptible(py, self.long(), || counted.mutual_info())
     }
 
     fn expected_mutual_info(&self, py: Python<'_>) -> PyResult<f64> {
-        interruptible(py, self.long(), || self.inner.expected_mutual_info())
+        let counted = self.ready(py, false)?;
+        interruptible(py, self.long(), || counted.expected_mutual_info())
     }
 
     /// (mutual information, its expected value, entropy of the rows, of the columns),
     /// computed side by side.
     fn ami_parts(&self, py: Python<'_>) -> PyResult<(f64, f64, f64, f64)> {
-        let p = interruptible(py, self.long(), || self.inner.ami_parts())?;
+        let counted = self.ready(py, true)?;
+        let p = interruptible(py, self.long(), || counted.ami_parts())?;
         Ok((p.mutual_info, p.expected, p.entropy_rows, p.entropy_cols))
     }
 
-    fn purity(&self) -> f64 {
-        self.inner.purity()
+    fn purity(&self, py: Python<'_>) -> PyResult<f64> {
+        Ok(self.ready(py, true)?.purity())
     }
 
     /// What a random model (clusim's name) expects of a table with these margins: (the
@@ -861,7 +888,8 @@ impl Table {
         })?;
         // Random sides have many sizes (thousands at a million samples): watched.
         let long = self.long() || self.inner.n() >= 1 << 16;
-        let p = interruptible(py, long, || self.inner.model_parts(model, emi))?
+        let counted = self.ready(py, false)?;
+        let p = interruptible(py, long, || counted.model_parts(model, emi))?
             .map_err(CoreError::from)?;
         Ok((
             p.pair_rows,
@@ -877,10 +905,8 @@ impl Table {
     fn mutual_info_variance(&self, py: Python<'_>) -> PyResult<f64> {
         // Seconds past a billion samples (whole weights): watched.
         let long = self.long() || self.inner.n() >= 1 << 12;
-        Ok(
-            interruptible(py, long, || self.inner.mutual_info_variance())?
-                .map_err(CoreError::from)?,
-        )
+        let counted = self.ready(py, false)?;
+        Ok(interruptible(py, long, || counted.mutual_info_variance())?.map_err(CoreError::from)?)
     }
 
     /// The reduced mutual informations (bits) of the table, its transpose, the columns with

@@ -43,8 +43,8 @@ pub fn count<A: Label, B: Label>(a: &[A], b: &[B]) -> Result<Table, Error> {
     let threads = threads_for(a, b)?;
     // Clusters each within one class (all singletons, say), too many for a window.
     if let Some(probe) = probe(a, b, threads) {
-        if let Some(map) = one_row::count_map(a, b, &probe) {
-            return Ok(map.table());
+        if let Some(map) = one_row::count_map(a, b, &probe)? {
+            return map.table();
         }
     }
     count_usual(a, b, threads)
@@ -73,16 +73,16 @@ pub fn count_compact<A: Label, B: Label>(a: &[A], b: &[B], keep: Keep) -> Result
     // Clusters each within one class (all singletons, say), too many for a window.
     if let Some(probe) = probe(a, b, threads) {
         if keep != Keep::Cells {
-            if let Some(singletons) = one_row::count_singletons(a, b, &probe, threads) {
+            if let Some(singletons) = one_row::count_singletons(a, b, &probe, threads)? {
                 return Ok(Counted::Singletons(singletons));
             }
         }
-        if let Some(map) = one_row::count_map(a, b, &probe) {
+        if let Some(map) = one_row::count_map(a, b, &probe)? {
             return Ok(if map.worth_keeping() {
                 Counted::OneRow(map, Default::default())
             } else {
                 // A map holds its table.
-                Counted::Table(map.table())
+                Counted::Table(map.table()?)
             });
         }
     }

@@ -21,6 +21,7 @@
 
 use rayon::prelude::*;
 
+use crate::alloc;
 use crate::cpu::{self, prefetch_once, store_fence, stream_line, Build, Kernel, Line, LINE};
 use crate::error::Error;
 use crate::label::Label;
@@ -348,11 +349,14 @@ fn count_by<A: Label, B: Label, T: Low>(
     };
     stop::check()?;
     let numbers = plan.numbers();
-    // A thread's buffers and sums, and the ranges it counted.
-    type Counting = (Scratch, Spans, Vec<(usize, Vec<(u32, u32)>)>);
-    let fresh = || (Scratch::default(), Spans::new(&numbers), Vec::new());
+    // A thread's buffers and sums, and the ranges it counted (or the memory refused).
+    type Counting = Result<(Scratch, Spans, Vec<(usize, Vec<(u32, u32)>)>), Error>;
     let tally = !keep && plan.tallies;
-    let each = |(mut scratch, mut spans, mut ranges): Counting, r: usize| {
+    let fresh =
+        || -> Counting { Ok((Scratch::default(), Spans::new(&numbers, tally)?, Vec::new())) };
+    let what = "a wide table's cells";
+    let each = |counting: Counting, r: usize| -> Counting {
+        let (mut scratch, mut spans, mut ranges) = counting?;
         if tally {
             if !stop::requested() {
                 match plan.mode {
@@ -365,29 +369,33 @@ fn count_by<A: Label, B: Label, T: Low>(
             let cells = count_range(&blocks, r, plan, &mut scratch);
             spans.add(&numbers, r, cells);
             if keep {
-                ranges.push((r, cells.to_vec()));
+                alloc::push(&mut ranges, (r, pages::copied(cells, what)?), what)?;
             }
         }
-        (scratch, spans, ranges)
+        Ok((scratch, spans, ranges))
     };
     let (_, spans, mut ranges) = if threads > 1 {
         (0..plan.ranges)
             .into_par_iter()
             .with_min_len(run(plan, threads))
             .fold(fresh, each)
-            .reduce_with(|(s, x, mut r1), (_, y, r2)| {
-                r1.extend(r2);
-                (s, x.merge(y), r1)
+            .reduce_with(|x, y| {
+                let ((s, x, mut r1), (_, y, r2)) = (x?, y?);
+                alloc::extend(&mut r1, r2.into_iter(), what)?;
+                Ok((s, x.merge(y), r1))
             })
             .unwrap_or_else(fresh)
     } else {
-        (0..plan.ranges).fold(fresh(), each)
-    };
+        (0..plan.ranges).try_fold(fresh()?, |counting, r| each(Ok(counting), r))
+    }?;
     stop::check()?;
     let kinds = (A::KIND, B::KIND);
     let cells = if keep {
         ranges.sort_unstable_by_key(|&(r, _)| r);
-        Cells::Counted(ranges.into_iter().map(|(_, cells)| cells).collect())
+        Cells::Counted(alloc::collect(
+            ranges.into_iter().map(|(_, cells)| cells),
+            what,
+        )?)
     } else {
         let plan = *plan;
         Cells::later(move || recount(&blocks, &plan, threads))
@@ -405,8 +413,13 @@ fn run(plan: &Plan, threads: usize) -> usize {
 
 /// Each range's cells counted again from the kept partition, ranges in parallel (whole:
 /// a stop request does not cut it short, as the cells are kept).
-fn recount<T: Low>(blocks: &[Block<T>], plan: &Plan, threads: usize) -> RangeCells {
-    let each = |scratch: &mut Scratch, r: usize| count_range(blocks, r, plan, scratch).to_vec();
+fn recount<T: Low>(blocks: &[Block<T>], plan: &Plan, threads: usize) -> Result<RangeCells, Error> {
+    let each = |scratch: &mut Scratch, r: usize| {
+        pages::copied(
+            count_range(blocks, r, plan, scratch),
+            "a wide table's cells",
+        )
+    };
     if threads > 1 {
         pool::run(|| {
             (0..plan.ranges)

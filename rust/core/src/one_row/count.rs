@@ -5,8 +5,11 @@
 
 use rayon::prelude::*;
 
+use crate::alloc;
 use crate::cpu::{self, prefetch, Build, Kernel};
+use crate::error::Error;
 use crate::label::Label;
+use crate::pages;
 use crate::pool;
 use crate::stop;
 
@@ -68,9 +71,15 @@ pub(crate) fn probe<A: Label, B: Label>(
 
 /// The table of `a` against `b` as its map, if every column has one non-empty row (of
 /// at most [`COUNT_MAX`] samples); `None` at the first sample that shows otherwise.
-pub(crate) fn count_map<A: Label, B: Label>(a: &[A], b: &[B], probe: &Probe) -> Option<OneRow> {
-    let map = fill(a, b, probe.a.0, probe.b_lo, probe.width as usize + 1)?;
-    Some(one_row_of(map, probe.a, probe.b_lo, A::KIND, B::KIND))
+pub(crate) fn count_map<A: Label, B: Label>(
+    a: &[A],
+    b: &[B],
+    probe: &Probe,
+) -> Result<Option<OneRow>, Error> {
+    let Some(map) = fill(a, b, probe.a.0, probe.b_lo, probe.width as usize + 1)? else {
+        return Ok(None);
+    };
+    Ok(Some(one_row_of(map, probe.a, probe.b_lo, A::KIND, B::KIND)))
 }
 
 /// The table of `a` against `b` as its rows alone, if it has more than
@@ -81,16 +90,18 @@ pub(crate) fn count_singletons<A: Label, B: Label>(
     b: &[B],
     probe: &Probe,
     threads: usize,
-) -> Option<Singletons> {
+) -> Result<Option<Singletons>, Error> {
     let n = a.len();
     if n <= KEEP_MAP_MIN {
-        return None;
+        return Ok(None);
     }
     let sizes = (probe.width as usize + 1, threads);
-    let rows = singletons(a, b, probe.a, probe.b_lo, sizes)?;
-    Some(Singletons {
+    let Some(rows) = singletons(a, b, probe.a, probe.b_lo, sizes)? else {
+        return Ok(None);
+    };
+    Ok(Some(Singletons {
         rows: of_rows(rows, probe.a.0, A::KIND),
-    })
+    }))
 }
 
 /// Per row offset from `a_lo`, its number of samples, if no two samples share a column
@@ -102,15 +113,16 @@ fn singletons<A: Label, B: Label>(
     (a_lo, a_hi): (u64, u64),
     b_lo: u64,
     (width, threads): (usize, usize),
-) -> Option<Vec<u64>> {
+) -> Result<Option<Vec<u64>>, Error> {
     let words = width.div_ceil(64);
     let offsets = (a_hi - a_lo) as usize + 1;
     // Each thread marks its block of samples in bits of its own; then no key may be in
     // two threads' bits (a count of 1e6 singletons: 1.8-2.0 ms, against 2.9-3.6 ms
     // marked on one thread).
-    let block = |(x, y): (&[A], &[B])| {
-        let mut seen = vec![0u64; words];
-        let mut rows = vec![0u64; offsets];
+    let what = "the bits of a table's singletons";
+    let block = |(x, y): (&[A], &[B])| -> Result<_, Error> {
+        let mut seen = pages::zeroed::<u64>(words, what)?;
+        let mut rows = alloc::filled(offsets, 0u64, what)?;
         // Prefetching only pays where the bits are past the caches nearest the core (it
         // costs about as many instructions as the rest).
         let seen_ok = if words > FAR_WORDS {
@@ -118,7 +130,7 @@ fn singletons<A: Label, B: Label>(
         } else {
             mark::<A, B, false>(x, y, (a_lo, b_lo), &mut seen, &mut rows)
         };
-        seen_ok.then_some((seen, rows))
+        Ok(seen_ok.then_some((seen, rows)))
     };
     let size = a.len().div_ceil(threads).max(1);
     let mut parts: Vec<Option<(Vec<u64>, Vec<u64>)>> = if threads > 1 {
@@ -126,17 +138,21 @@ fn singletons<A: Label, B: Label>(
             a.par_chunks(size)
                 .zip(b.par_chunks(size))
                 .map(block)
-                .collect()
-        })
+                .collect::<Result<_, _>>()
+        })?
     } else {
-        vec![block((a, b))]
+        vec![block((a, b))?]
     };
-    let (mut seen, mut rows) = parts.pop()??;
+    let Some((mut seen, mut rows)) = parts.pop().flatten() else {
+        return Ok(None);
+    };
     for part in parts {
-        let (other, other_rows) = part?;
+        let Some((other, other_rows)) = part else {
+            return Ok(None);
+        };
         for (w, o) in seen.iter_mut().zip(other) {
             if *w & o != 0 {
-                return None;
+                return Ok(None);
             }
             *w |= o;
         }
@@ -144,7 +160,7 @@ fn singletons<A: Label, B: Label>(
             *r += o;
         }
     }
-    Some(rows)
+    Ok(Some(rows))
 }
 
 /// Words of bits past which [`mark`] prefetches (512 kB).
@@ -237,11 +253,11 @@ fn fill<A: Label, B: Label>(
     a_lo: u64,
     b_lo: u64,
     width: usize,
-) -> Option<Vec<u32>> {
-    let mut map = vec![0u32; width];
+) -> Result<Option<Vec<u32>>, Error> {
+    let mut map = pages::zeroed::<u32>(width, "a one-row table's map")?;
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         if i % stop::EVERY == 0 && stop::requested() {
-            return None;
+            return Ok(None);
         }
         // A store to a random slot of a map larger than the caches: ask for the slot of
         // the sample [`AHEAD`] further on now (1e7 samples: 160-172 ms, against 195-217).
@@ -258,8 +274,8 @@ fn fill<A: Label, B: Label>(
         } else if *slot & 0xffff == row && *slot >> 16 < COUNT_MAX {
             *slot += 1 << 16;
         } else {
-            return None;
+            return Ok(None);
         }
     }
-    Some(map)
+    Ok(Some(map))
 }

@@ -2,6 +2,8 @@
 //! map it was counted in ([`OneRow`]), or, for all singletons counted for their
 //! measures only, its rows alone ([`Singletons`]).
 
+use crate::alloc;
+use crate::error::Error;
 use crate::label::KeyKind;
 use crate::table::{Keys, Table};
 
@@ -87,10 +89,11 @@ impl OneRow {
 
     /// The same table as a [`Table`]: rows in key order, columns in key order, cells row
     /// by row (a count of each row's cells, then each cell to its place).
-    pub fn table(&self) -> Table {
+    pub fn table(&self) -> Result<Table, Error> {
         let map = &self.map;
         let rows = self.n_rows();
         let row_of = &self.rows.row_of;
+        // Rows are few (at most `ROWS_MAX`); columns as many as the samples.
         let mut row_cells = vec![0usize; rows];
         for &slot in map.iter().filter(|&&slot| slot != 0) {
             row_cells[row_of[(slot & 0xffff) as usize] as usize] += 1;
@@ -103,16 +106,17 @@ impl OneRow {
             total += c;
         }
         let cols = self.n_cols;
-        let mut col_keys = Vec::with_capacity(cols);
-        let mut col_sums = Vec::with_capacity(cols);
+        let what = "the table of a one-row map";
+        let mut col_keys = alloc::with_capacity(cols, what)?;
+        let mut col_sums = alloc::with_capacity(cols, what)?;
         // One cell a column, so only the cells' columns are placed one by one (each to its
         // row's next place: a write stream a row); their rows are runs, and their counts
         // their columns' sums. Column indices fit `u32`: the map is narrower.
-        let mut cell_row = Vec::with_capacity(cols);
+        let mut cell_row = alloc::with_capacity(cols, what)?;
         for (r, &c) in row_cells.iter().enumerate() {
             cell_row.resize(cell_row.len() + c, r as u32);
         }
-        let mut cell_col = vec![0u32; cols];
+        let mut cell_col = alloc::filled(cols, 0u32, what)?;
         for (j, &slot) in map.iter().enumerate() {
             if slot == 0 {
                 continue;
@@ -123,8 +127,8 @@ impl OneRow {
             col_keys.push(self.b_lo + j as u64);
             col_sums.push(u64::from(slot >> 16));
         }
-        let cell_count = cell_col.iter().map(|&j| col_sums[j as usize]).collect();
-        Table::assemble(
+        let cell_count = alloc::collect(cell_col.iter().map(|&j| col_sums[j as usize]), what)?;
+        Ok(Table::assemble(
             (
                 self.rows.keys.kind,
                 self.rows.keys.keys.clone(),
@@ -132,7 +136,7 @@ impl OneRow {
             ),
             (self.col_kind, col_keys, col_sums),
             (cell_row, cell_col, cell_count),
-        )
+        ))
     }
 }
 

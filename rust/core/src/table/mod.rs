@@ -32,6 +32,12 @@ impl Keys {
     pub fn value(&self, i: usize) -> i128 {
         self.kind.value(self.keys[i])
     }
+
+    /// The label values of keys of [`KeyKind::Signed`], in order.
+    pub fn signed_values(&self) -> Result<Vec<i64>, Error> {
+        let values = self.keys.iter().map(|&k| self.kind.value(k) as i64);
+        alloc::collect(values, "a table's labels")
+    }
 }
 
 /// A sparse contingency table. Rows are the classes of the first labeling
