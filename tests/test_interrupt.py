@@ -93,10 +93,10 @@ def _interrupt(script: str, tmp_path: Path, delay: float = DELAY) -> tuple[float
     return latency, line + rest
 
 
-def _assert_stopped(latency: float, out: str) -> None:
+def _assert_stopped(latency: float, out: str, bound: float = BOUND) -> None:
     lines = out.split()
     assert lines[0] == "interrupted", f"the call was not stopped: {out!r}"
-    assert latency < BOUND, f"KeyboardInterrupt {latency:.2f} s after SIGINT"
+    assert latency < bound, f"KeyboardInterrupt {latency:.2f} s after SIGINT"
     assert lines[-1] == "ok", out
 
 
@@ -123,17 +123,17 @@ def test_counting_pass_stops(tmp_path: Path) -> None:
     _assert_stopped(latency, out)
 
 
-@pytest.mark.parametrize("delay", [0.5, 2.5, 5.0])
+@pytest.mark.parametrize("delay", [0.3, 1.6, 3.0])
 def test_hash_path_stops_at_any_moment(tmp_path: Path, delay: float) -> None:
-    # Labels spread over 1e12 (2e7 of them, a call of several seconds): counted into hash
-    # maps and spills, their cells sorted, their columns' keys sorted and indexed; a
-    # SIGINT at any of those moments is honoured.
+    # Labels spread over 1e12 (3e7 of them, a call of about 6 s): counted into hash maps
+    # and spills, the spills joined, the cells sorted, their columns numbered; a SIGINT at
+    # any of those moments is honoured.
     latency, out = _interrupt(
         _child(
             """
             rng = np.random.default_rng(1)
-            t = rng.integers(0, 10**12, 2 * 10**7)
-            p = rng.integers(0, 10**12, 2 * 10**7)
+            t = rng.integers(0, 10**12, 3 * 10**7)
+            p = rng.integers(0, 10**12, 3 * 10**7)
             """,
             "fcm.adjusted_rand_score(t, p)",
             """
@@ -145,7 +145,9 @@ def test_hash_path_stops_at_any_moment(tmp_path: Path, delay: float) -> None:
         tmp_path,
         delay=delay,
     )
-    _assert_stopped(latency, out)
+    # Measured at most 0.2 s on this project's machines (1.0 s before the spills were
+    # joined and the cells sorted in stoppable parts): a tighter bound than the rest.
+    _assert_stopped(latency, out, bound=0.75)
 
 
 def test_weighted_pass_stops(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ use hashbrown::HashMap;
 use crate::alloc;
 use crate::error::Error;
 use crate::label::Label;
+use crate::stop;
 
 use super::growth::{Growth, Place, Span};
 use super::window::{Window, CHUNK};
@@ -166,9 +167,14 @@ impl Counter {
         self.window = Some(window);
     }
 
-    /// Appends every non-zero `(key_a, key_b, count)`; the window's come in key order.
-    pub(super) fn drain_into(self, out: &mut Vec<(u64, u64, u64)>) -> Result<(), Error> {
+    /// Appends every non-zero `(key_a, key_b, count)`; the window's come in key order. The
+    /// spill (hundreds of megabytes at tens of millions of spread keys) becomes `out` if
+    /// `out` is empty, and is otherwise copied in parts, each after a look for a stop.
+    pub(super) fn drain_into(mut self, out: &mut Vec<(u64, u64, u64)>) -> Result<(), Error> {
         const WHAT: &str = "the cells of a table";
+        if out.is_empty() && out.capacity() < self.spill.len() {
+            std::mem::swap(out, &mut self.spill);
+        }
         if let Some(mut w) = self.window {
             w.fold();
             let cells = w.counts.iter().filter(|&&c| c != 0).count();
@@ -187,6 +193,11 @@ impl Counter {
             self.sparse.into_iter().map(|((x, y), c)| (x, y, c)),
             WHAT,
         )?;
-        alloc::extend(out, self.spill.into_iter(), WHAT)
+        alloc::reserve(out, self.spill.len(), WHAT)?;
+        for part in self.spill.chunks(stop::EVERY) {
+            stop::check()?;
+            out.extend_from_slice(part);
+        }
+        Ok(())
     }
 }

@@ -77,14 +77,14 @@ impl Table {
         let mut cell_count = alloc::with_capacity(cells.len(), WHAT)?;
         let mut row_sums = Vec::new();
         let mut col_sums = alloc::filled(col_keys.len(), 0u64, "the column sums of a table")?;
-        for part in cells.chunks(stop::EVERY) {
+        for (p, part) in cells.chunks(stop::EVERY).enumerate() {
             stop::check()?;
-            for &(a, b, c) in part {
+            for (i, &(a, b, c)) in part.iter().enumerate() {
                 if row_keys.last() != Some(&a) {
                     alloc::push(&mut row_keys, a, "the rows of a table")?;
                     alloc::push(&mut row_sums, 0, "the rows of a table")?;
                 }
-                let j = col_index.get(&col_keys, b);
+                let j = col_index.get(&col_keys, b, p * stop::EVERY + i);
                 if let Some(s) = row_sums.last_mut() {
                     *s += c;
                 }

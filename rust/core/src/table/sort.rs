@@ -5,7 +5,6 @@ use std::ops::AddAssign;
 
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
-use rayon::prelude::*;
 
 use crate::alloc;
 use crate::error::Error;
@@ -22,9 +21,9 @@ where
 {
     if !radix_sort(cells)? {
         if threads > 1 && cells.len() > 1 << 16 {
-            pool::run(|| cells.par_sort_unstable_by_key(|&(a, b, _)| (a, b)));
+            pool::run(|| quicksort(cells, true, 0));
         } else {
-            cells.sort_unstable_by_key(|&(a, b, _)| (a, b));
+            quicksort(cells, false, 0);
         }
     }
     // A stopped sort leaves the cells out of order.
@@ -39,6 +38,90 @@ where
     Ok(())
 }
 
+/// Pieces of at most this many cells are sorted whole (a few milliseconds each).
+const PIECE: usize = 1 << 16;
+
+/// Sorts cells by (row key, column key), stopping soon after a stop is requested (then
+/// they are left in no particular order): partitioned around pivots, the two sides on the
+/// pool's threads where `parallel`, down to pieces of [`PIECE`] cells, which the standard
+/// library sorts. The library's parallel sort of 3e7 cells ran a second and could not be
+/// stopped.
+fn quicksort<T: Copy + Send>(cells: &mut [(u64, u64, T)], parallel: bool, depth: u32) {
+    if stop::requested() {
+        return;
+    }
+    // Past twice the depth of balanced pivots (adversarial keys), the library's sort,
+    // which guarantees n log n, takes the piece whole.
+    if cells.len() <= PIECE || depth > 2 * (usize::BITS - cells.len().leading_zeros()) {
+        cells.sort_unstable_by_key(|&(a, b, _)| (a, b));
+        return;
+    }
+    let pivot = ninther(cells);
+    let Some(below) = partition(cells, |c| (c.0, c.1) < pivot) else {
+        return;
+    };
+    if below == 0 {
+        // The pivot is the least key: the cells equal to it go first, sorted as they are.
+        if let Some(equal) = partition(cells, |c| (c.0, c.1) <= pivot) {
+            quicksort(&mut cells[equal..], parallel, depth + 1);
+        }
+        return;
+    }
+    let (low, high) = cells.split_at_mut(below);
+    if parallel {
+        rayon::join(
+            || quicksort(low, true, depth + 1),
+            || quicksort(high, true, depth + 1),
+        );
+    } else {
+        quicksort(low, false, depth + 1);
+        quicksort(high, false, depth + 1);
+    }
+}
+
+/// The median of three medians of three keys spread over `cells` (Tukey's ninther).
+fn ninther<T: Copy>(cells: &[(u64, u64, T)]) -> (u64, u64) {
+    let key = |i: usize| (cells[i].0, cells[i].1);
+    let median = |a, b, c| {
+        let (x, y, z) = (key(a), key(b), key(c));
+        x.max(y).min(x.min(y).max(z))
+    };
+    let step = cells.len() / 9;
+    let m = |k: usize| median(k * 3 * step, (k * 3 + 1) * step, (k * 3 + 2) * step);
+    let (x, y, z) = (m(0), m(1), m(2));
+    x.max(y).min(x.min(y).max(z))
+}
+
+/// Moves the cells for which `first` holds before the rest; returns their number, or
+/// `None` if a stop was requested meanwhile.
+fn partition<T: Copy>(
+    cells: &mut [(u64, u64, T)],
+    first: impl Fn(&(u64, u64, T)) -> bool,
+) -> Option<usize> {
+    let (mut i, mut j) = (0, cells.len());
+    let mut next_check = stop::EVERY;
+    loop {
+        while i < j && first(&cells[i]) {
+            i += 1;
+        }
+        while i < j && !first(&cells[j - 1]) {
+            j -= 1;
+        }
+        if i >= j {
+            return Some(i);
+        }
+        cells.swap(i, j - 1);
+        i += 1;
+        j -= 1;
+        if i + (cells.len() - j) >= next_check {
+            if stop::requested() {
+                return None;
+            }
+            next_check += stop::EVERY;
+        }
+    }
+}
+
 /// Sorts many cells by (row key, column key) with an LSD radix sort when both key
 /// ranges pack into one `u64` (always so for codes, ids and moderate label values):
 /// the pair becomes `(a - a_min) * b_range + (b - b_min)`, and only the digits that
@@ -46,8 +129,6 @@ where
 /// sort ([`stop::requested`]) returns true and leaves `cells` in no particular order.
 /// Each cell carries a payload `T` (a count, or a weighted sum).
 fn radix_sort<T: Copy + Default>(cells: &mut [(u64, u64, T)]) -> Result<bool, Error> {
-    const BITS: u32 = 11;
-    const RADIX: usize = 1 << BITS;
     if cells.len() < 1 << 12 {
         return Ok(false);
     }
@@ -70,20 +151,58 @@ fn radix_sort<T: Copy + Default>(cells: &mut [(u64, u64, T)]) -> Result<bool, Er
         return Ok(false);
     };
     const WHAT: &str = "sorting the cells of a table";
-    let mut keyed: Vec<(u64, T)> = alloc::collect(
+    let mut keyed: Vec<(u64, T)> = gather(
         cells
             .iter()
             .map(|&(a, b, c)| ((a - a_lo) * b_range + (b - b_lo), c)),
         WHAT,
     )?;
-    let mut buffer = alloc::filled(keyed.len(), (0u64, T::default()), WHAT)?;
+    if !radix_pairs(&mut keyed, max, WHAT)? {
+        return Ok(true);
+    }
+    for (cell, &(k, c)) in cells.iter_mut().zip(&keyed) {
+        *cell = (a_lo + k / b_range, b_lo + k % b_range, c);
+    }
+    Ok(true)
+}
+
+/// The items collected into a vector of their exact length, [`Error::Stopped`] if a stop
+/// is requested meanwhile (looked for every [`stop::EVERY`] items): the fresh pages of
+/// hundreds of megabytes, at tens of millions of cells, take a fraction of a second to
+/// write.
+fn gather<T>(
+    mut items: impl ExactSizeIterator<Item = T>,
+    what: &'static str,
+) -> Result<Vec<T>, Error> {
+    let mut v = alloc::with_capacity(items.len(), what)?;
+    loop {
+        stop::check()?;
+        let before = v.len();
+        v.extend(items.by_ref().take(stop::EVERY));
+        if v.len() == before {
+            return Ok(v);
+        }
+    }
+}
+
+/// Sorts `items` by their keys (all at most `max`) with an LSD radix sort over the digits
+/// that vary, looking for a stop request every [`stop::EVERY`] items: false if one came
+/// (the items are then in no particular order).
+fn radix_pairs<T: Copy + Default>(
+    items: &mut Vec<(u64, T)>,
+    max: u64,
+    what: &'static str,
+) -> Result<bool, Error> {
+    const BITS: u32 = 11;
+    const RADIX: usize = 1 << BITS;
+    let mut buffer = gather(std::iter::repeat_n((0u64, T::default()), items.len()), what)?;
     let passes = (u64::BITS - max.leading_zeros()).div_ceil(BITS);
     for pass in 0..passes {
         let shift = pass * BITS;
         let mut start = [0usize; RADIX];
-        for part in keyed.chunks(stop::EVERY) {
+        for part in items.chunks(stop::EVERY) {
             if stop::requested() {
-                return Ok(true);
+                return Ok(false);
             }
             for &(k, _) in part {
                 start[((k >> shift) as usize) & (RADIX - 1)] += 1;
@@ -95,9 +214,9 @@ fn radix_sort<T: Copy + Default>(cells: &mut [(u64, u64, T)]) -> Result<bool, Er
             *s = total;
             total += count;
         }
-        for part in keyed.chunks(stop::EVERY) {
+        for part in items.chunks(stop::EVERY) {
             if stop::requested() {
-                return Ok(true);
+                return Ok(false);
             }
             for &item in part {
                 let d = ((item.0 >> shift) as usize) & (RADIX - 1);
@@ -105,10 +224,7 @@ fn radix_sort<T: Copy + Default>(cells: &mut [(u64, u64, T)]) -> Result<bool, Er
                 start[d] += 1;
             }
         }
-        std::mem::swap(&mut keyed, &mut buffer);
-    }
-    for (cell, &(k, c)) in cells.iter_mut().zip(&keyed) {
-        *cell = (a_lo + k / b_range, b_lo + k % b_range, c);
+        std::mem::swap(items, &mut buffer);
     }
     Ok(true)
 }
@@ -124,7 +240,7 @@ pub(super) fn column_keys(cells: &[(u64, u64, u64)]) -> Result<(Vec<u64>, ColInd
         .fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c.1), hi.max(c.1)));
     if lo <= hi && hi - lo < 4 * (cells.len() as u64).max(1024) {
         const ABSENT: u32 = u32::MAX;
-        let mut position = alloc::filled((hi - lo) as usize + 1, ABSENT, WHAT)?;
+        let mut position = gather(std::iter::repeat_n(ABSENT, (hi - lo) as usize + 1), WHAT)?;
         for c in cells {
             position[(c.1 - lo) as usize] = 0;
         }
@@ -144,11 +260,45 @@ pub(super) fn column_keys(cells: &[(u64, u64, u64)]) -> Result<(Vec<u64>, ColInd
             },
         ));
     }
+    if cells.len() >= 1 << 16 && cells.len() <= u32::MAX as usize {
+        return numbered_columns(cells, lo, hi);
+    }
     let mut keys: Vec<u64> = alloc::collect(cells.iter().map(|c| c.1), WHAT)?;
     sort_keys(&mut keys)?;
     keys.dedup();
     let index = ColIndex::new(&keys, cells.len())?;
     Ok((keys, index))
+}
+
+/// [`column_keys`] of many cells whose column keys (from `lo` to `hi`) spread too wide to
+/// mark: each cell's (key, place) radix-sorted, the keys numbered in that order and each
+/// number written to its cell's place. A hash map of the keys, looked up cell by cell,
+/// took 9 s of a 15 s call at 3e7 spread cells (each lookup a cache miss).
+fn numbered_columns(
+    cells: &[(u64, u64, u64)],
+    lo: u64,
+    hi: u64,
+) -> Result<(Vec<u64>, ColIndex), Error> {
+    const WHAT: &str = "the columns of a table";
+    let mut keyed: Vec<(u64, u32)> = gather(
+        cells.iter().enumerate().map(|(i, c)| (c.1 - lo, i as u32)),
+        WHAT,
+    )?;
+    if !radix_pairs(&mut keyed, hi - lo, WHAT)? {
+        return Err(Error::Stopped);
+    }
+    let mut keys = Vec::new();
+    let mut number = gather(std::iter::repeat_n(0u32, cells.len()), WHAT)?;
+    for part in keyed.chunks(stop::EVERY) {
+        stop::check()?;
+        for &(k, i) in part {
+            if keys.last() != Some(&(lo + k)) {
+                alloc::push(&mut keys, lo + k, WHAT)?;
+            }
+            number[i as usize] = keys.len() as u32 - 1;
+        }
+    }
+    Ok((keys, ColIndex::Numbered(number)))
 }
 
 /// Sorts `keys`: for many, by an LSD radix sort over the bits that vary, which looks for a
@@ -195,13 +345,15 @@ fn sort_keys(keys: &mut Vec<u64>) -> Result<(), Error> {
     Ok(())
 }
 
-/// Finds a column key's position among the sorted distinct column keys: by binary
+/// Finds a cell's column's position among the sorted distinct column keys: by binary
 /// search for few columns, by a direct lookup over the key range when it is not much
-/// wider than the table, and by hashing otherwise.
+/// wider than the table, by hashing for fewer cells, and as numbered cell by cell for
+/// many ([`numbered_columns`]).
 pub(super) enum ColIndex {
     Search,
     Dense { start: u64, position: Vec<u32> },
     Hashed(HashMap<u64, u32, FixedState>),
+    Numbered(Vec<u32>),
 }
 
 impl ColIndex {
@@ -236,12 +388,14 @@ impl ColIndex {
         Ok(ColIndex::Hashed(map))
     }
 
+    /// The position of cell `i`'s column key `key`.
     #[inline]
-    pub(super) fn get(&self, keys: &[u64], key: u64) -> usize {
+    pub(super) fn get(&self, keys: &[u64], key: u64, i: usize) -> usize {
         match self {
             ColIndex::Search => keys.binary_search(&key).unwrap_or_default(),
             ColIndex::Dense { start, position } => position[(key - start) as usize] as usize,
             ColIndex::Hashed(map) => map.get(&key).copied().unwrap_or_default() as usize,
+            ColIndex::Numbered(number) => number[i] as usize,
         }
     }
 }
@@ -262,6 +416,73 @@ mod tests {
             want.sort_unstable();
             sort_keys(&mut keys).unwrap();
             assert_eq!(keys, want);
+        }
+    }
+
+    #[test]
+    fn cells_that_do_not_pack_are_sorted_as_sort_unstable_sorts_them() {
+        let mut next = crate::testing::xorshift(11);
+        const N: u64 = 300_000;
+        // Each shape's (row key, column key) of the i-th cell, from a random r.
+        type Key = Box<dyn Fn(u64, u64) -> (u64, u64)>;
+        let shapes: [(&str, Key); 7] = [
+            ("spread", Box::new(|_, r| (r, r.rotate_left(17)))),
+            ("few rows", Box::new(|_, r| (r % 3, r))),
+            ("few keys", Box::new(|_, r| ((r % 5) << 60, r % 7))),
+            ("all equal", Box::new(|_, _| (1 << 62, u64::MAX))),
+            ("sorted", Box::new(|i, _| (i << 40, u64::MAX - i))),
+            ("reversed", Box::new(|i, _| ((N - i) << 40, i))),
+            ("organ pipe", Box::new(|i, _| ((i.min(N - i)) << 40, 0))),
+        ];
+        for (shape, key) in &shapes {
+            let cells: Vec<(u64, u64, u32)> = (0..N)
+                .map(|i| {
+                    let (a, b) = key(i, next());
+                    (a, b, i as u32)
+                })
+                .collect();
+            let mut want = cells.clone();
+            want.sort_unstable_by_key(|&(a, b, _)| (a, b));
+            for parallel in [false, true] {
+                let mut got = cells.clone();
+                crate::pool::run(|| quicksort(&mut got, parallel, 0));
+                let keys =
+                    |c: &[(u64, u64, u32)]| c.iter().map(|&(a, b, _)| (a, b)).collect::<Vec<_>>();
+                assert_eq!(keys(&got), keys(&want), "{shape}");
+                // The same cells, each once.
+                let mut payloads: Vec<u32> = got.iter().map(|c| c.2).collect();
+                payloads.sort_unstable();
+                assert!(payloads.iter().copied().eq(0..N as u32), "{shape}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_cell_finds_its_column_however_the_columns_are_indexed() {
+        let mut next = crate::testing::xorshift(5);
+        // Few columns (searched), a narrow range (dense), spread keys for fewer cells
+        // (hashed) and for many (numbered cell by cell), with repeats.
+        for (n, spread) in [
+            (5_000u64, 100u64),
+            (5_000, 1 << 12),
+            (5_000, 1 << 50),
+            (200_000, 1 << 50),
+            (200_000, u64::MAX),
+        ] {
+            let cells: Vec<(u64, u64, u64)> = (0..n)
+                .map(|i| (i / 3, next() % spread / 2 * 2, 1))
+                .collect();
+            let (keys, index) = column_keys(&cells).unwrap();
+            let mut want: Vec<u64> = cells.iter().map(|c| c.1).collect();
+            want.sort_unstable();
+            want.dedup();
+            assert_eq!(keys, want, "{n} {spread}");
+            for (i, c) in cells.iter().enumerate() {
+                assert_eq!(keys[index.get(&keys, c.1, i)], c.1, "{n} {spread}");
+            }
+            if n > 1 << 16 {
+                assert!(matches!(index, ColIndex::Numbered(_)), "{n} {spread}");
+            }
         }
     }
 
