@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import fastcluster_metrics as fcm
+from fastcluster_metrics._native import usable_memory
 from fastcluster_metrics._table import given
-from fastcluster_metrics._utils.memory import usable_memory
 
 GIB = 2**30
 
@@ -88,7 +88,7 @@ def test_a_dense_table_past_the_usable_memory_is_refused_naming_the_limit(monkey
     t = np.arange(1000) % 40
     p = np.arange(1000) % 25
     assert fcm.contingency_matrix(t, p).shape == (40, 25)
-    monkeypatch.setattr(given, "usable_memory", lambda: (4096, "its cgroup's memory limit"))
+    monkeypatch.setattr(given._native, "usable_memory", lambda: (4096, "its cgroup's memory limit"))
     with pytest.raises(MemoryError) as error:
         fcm.contingency_matrix(t, p)
     assert str(error.value) == (

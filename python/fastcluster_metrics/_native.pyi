@@ -1,5 +1,6 @@
 """The compiled core (``rust/python``): one-pass counting and the table's scores."""
 
+from os import PathLike
 from typing import Any, final
 
 import numpy as np
@@ -21,6 +22,7 @@ __all__ = [
     "encode_objects",
     "num_threads",
     "table_from_cells",
+    "usable_memory",
 ]
 
 MISSING: int
@@ -115,6 +117,7 @@ def dendrogram_pair_cuts(
     steps2: NDArray[np.uint64],
 ) -> dict[str, NDArray[Any]]: ...
 def num_threads() -> int: ...
+def usable_memory(root: str | PathLike[str] | None = None) -> tuple[int, str] | None: ...
 def encode_arrow(
     chunks: list[
         tuple[

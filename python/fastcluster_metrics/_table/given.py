@@ -15,7 +15,6 @@ import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
 from .. import _native
-from .._utils.memory import usable_memory
 from .._utils.params import scipy_module
 
 __all__ = [
@@ -40,9 +39,10 @@ def physical_memory() -> int | None:
 
 
 def _room() -> tuple[int, str] | None:
-    """What this process may still allocate, and what limits it (``usable_memory``; else the
-    machine's memory, where only that can be read)."""
-    usable = usable_memory()
+    """What this process may still allocate, and what limits it (its cgroup's limit or the
+    available memory, as the core reads them: ``rust/core/src/memory.rs``; else the machine's
+    memory, where only that can be read)."""
+    usable = _native.usable_memory()
     if usable is not None:
         return usable
     have = physical_memory()

@@ -34,6 +34,14 @@ pub enum Error {
     /// The system refused memory for something that grows with the input: what, and the
     /// bytes it needed ([`crate::alloc`]).
     OutOfMemory { what: &'static str, bytes: usize },
+    /// A need known before it is allocated that is more than the process may still use
+    /// ([`crate::memory`]): what, its bytes, the bytes left, and what limits them.
+    PastUsable {
+        what: &'static str,
+        bytes: usize,
+        room: u64,
+        limit: &'static str,
+    },
 }
 
 impl fmt::Display for Error {
@@ -83,6 +91,18 @@ impl fmt::Display for Error {
                 f,
                 "out of memory: could not allocate {bytes} bytes ({:.1} MiB) for {what}",
                 *bytes as f64 / (1u64 << 20) as f64
+            ),
+            Error::PastUsable {
+                what,
+                bytes,
+                room,
+                limit,
+            } => write!(
+                f,
+                "out of memory: {what} needs {bytes} bytes ({:.1} MiB), more than the {:.1} MiB \
+                 this process may use ({limit})",
+                *bytes as f64 / (1u64 << 20) as f64,
+                *room as f64 / (1u64 << 20) as f64
             ),
         }
     }

@@ -21,7 +21,8 @@
 //! Modules use one another by their own paths, never through this root's re-exports.
 //! From the bottom up:
 //!
-//! - `error`: [`Error`]. `alloc`: allocations that grow with the input, made fallibly (a
+//! - `error`: [`Error`]. `memory`: how much more memory the process may use (its cgroup's
+//!   limit, the available memory), for the needs known before they are allocated. `alloc`: allocations that grow with the input, made fallibly (a
 //!   refusal is [`Error::OutOfMemory`], not an abort). `label`: the [`Label`] trait (integer labels as
 //!   order-preserving `u64` keys) and [`KeyKind`]. [`stop`]: stopping the calls in
 //!   flight when their caller is interrupted. [`pool`]: the one thread pool, and a call
@@ -91,6 +92,7 @@ pub mod encode;
 mod error;
 mod gather;
 mod label;
+mod memory;
 mod models;
 mod numeric;
 mod one_row;
@@ -114,6 +116,7 @@ pub use dendrogram_pair::{dendrogram_pair_cuts, PairCutSums};
 pub use error::Error;
 pub use gather::gather;
 pub use label::{Constant, KeyKind, Label};
+pub use memory::usable_memory;
 pub use models::{model_parts, ModelParts, RandomModel, RECURRENCE_STEPS};
 pub use one_row::{OneRow, Singletons};
 pub use pages::copied;

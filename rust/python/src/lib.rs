@@ -47,7 +47,9 @@ impl From<CoreError> for PyErr {
     fn from(e: CoreError) -> PyErr {
         match e.0 {
             // Python's own answer to memory refused; the process goes on.
-            fcm::Error::OutOfMemory { .. } => PyMemoryError::new_err(e.0.to_string()),
+            fcm::Error::OutOfMemory { .. } | fcm::Error::PastUsable { .. } => {
+                PyMemoryError::new_err(e.0.to_string())
+            }
             _ => PyValueError::new_err(e.0.to_string()),
         }
     }
@@ -666,6 +668,14 @@ fn num_threads() -> usize {
     fcm::pool::threads()
 }
 
+/// The bytes this process may still use and what limits them, the smaller (`None` where
+/// neither can be read); `root` is where `/proc` and `/sys` are found.
+#[pyfunction]
+#[pyo3(signature = (root = None))]
+fn usable_memory(root: Option<std::path::PathBuf>) -> Option<(u64, &'static str)> {
+    fcm::usable_memory(root.as_deref().unwrap_or(std::path::Path::new("/")))
+}
+
 fn gather_against<A: Label>(
     py: Python<'_>,
     table: &fcm::Table,
@@ -936,6 +946,7 @@ impl Table {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count, m)?)?;
+    m.add_function(wrap_pyfunction!(usable_memory, m)?)?;
     m.add_function(wrap_pyfunction!(count_one, m)?)?;
     m.add_function(wrap_pyfunction!(count_weighted, m)?)?;
     m.add_function(wrap_pyfunction!(count_columns, m)?)?;

@@ -25,6 +25,7 @@ use crate::alloc;
 use crate::cpu::{self, prefetch_once, store_fence, stream_line, Build, Kernel, Line, LINE};
 use crate::error::Error;
 use crate::label::Label;
+use crate::memory;
 use crate::pages::{self, Zero};
 use crate::pool;
 use crate::stop;
@@ -336,6 +337,10 @@ fn count_by<A: Label, B: Label, T: Low>(
     if !plan.holds(&bounds) {
         return Ok(Count::Beyond(bounds));
     }
+    // Known before it is allocated: refused if the process may not use it (past a cgroup's
+    // limit the pages would be promised, and the process killed as they are written).
+    let what = "the partition of a wide table's samples";
+    memory::check(a.len().saturating_mul(std::mem::size_of::<T>()), what)?;
     let blocks: Vec<Block<T>> = if threads > 1 {
         chunks()
             .zip(firsts)

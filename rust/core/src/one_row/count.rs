@@ -9,6 +9,7 @@ use crate::alloc;
 use crate::cpu::{self, prefetch, Build, Kernel};
 use crate::error::Error;
 use crate::label::Label;
+use crate::memory;
 use crate::pages;
 use crate::pool;
 use crate::stop;
@@ -254,7 +255,9 @@ fn fill<A: Label, B: Label>(
     b_lo: u64,
     width: usize,
 ) -> Result<Option<Vec<u32>>, Error> {
-    let mut map = pages::zeroed::<u32>(width, "a one-row table's map")?;
+    let what = "a one-row table's map";
+    memory::check(width.saturating_mul(4), what)?;
+    let mut map = pages::zeroed::<u32>(width, what)?;
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         if i % stop::EVERY == 0 && stop::requested() {
             return Ok(None);
