@@ -11,6 +11,7 @@
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 
+use crate::alloc;
 use crate::emi::{emi_of_sizes, size_counts};
 use crate::error::Error;
 use crate::numeric::{ln_count, Sum};
@@ -107,7 +108,7 @@ pub fn dendrogram_cuts(
         (Sum::default(), Sum::default(), Sum::default());
     emi_sum.add(counted as f64 * expected.of(1));
     let mut row_max: Vec<u64> = row_sums.iter().map(|&a| a.min(1)).collect();
-    let mut nodes = Nodes::new(n, merges.len());
+    let mut nodes = Nodes::new(n, merges.len())?;
     // A leaf is made into a cluster when first merged.
     let leaf = |i: usize| {
         let mut leaf = Cluster::default();
@@ -118,7 +119,7 @@ pub fn dendrogram_cuts(
         }
         leaf
     };
-    let mut out = Vec::with_capacity(record.len());
+    let mut out = alloc::with_capacity(record.len(), "the sums of a dendrogram's cuts")?;
     let mut next = record.iter().peekable();
     for (step, &m) in order.iter().enumerate() {
         while next.next_if(|&&s| s == step).is_some() {
@@ -201,12 +202,13 @@ pub(crate) struct Nodes<T> {
 }
 
 impl<T> Nodes<T> {
-    pub(crate) fn new(n: usize, merges: usize) -> Self {
-        Nodes {
+    pub(crate) fn new(n: usize, merges: usize) -> Result<Self, Error> {
+        const WHAT: &str = "a dendrogram's nodes";
+        Ok(Nodes {
             n,
-            used: vec![false; n + merges],
-            formed: (0..merges).map(|_| None).collect(),
-        }
+            used: alloc::filled(n.saturating_add(merges), false, WHAT)?,
+            formed: alloc::collect((0..merges).map(|_| None), WHAT)?,
+        })
     }
 
     /// The two clusters merge `m` joins, taken: `leaf(i)` for leaf `i`, the cluster an

@@ -17,6 +17,7 @@
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 
+use crate::alloc;
 use crate::dendrogram::{check_tree, Nodes};
 use crate::error::Error;
 use crate::numeric::{ln_count, Sum};
@@ -68,19 +69,20 @@ struct Tree<'a> {
 }
 
 impl<'a> Tree<'a> {
-    fn new(n: usize, merges: &'a [(u64, u64)], order: &'a [usize]) -> Self {
-        Tree {
+    fn new(n: usize, merges: &'a [(u64, u64)], order: &'a [usize]) -> Result<Self, Error> {
+        const WHAT: &str = "a dendrogram's clusters";
+        Ok(Tree {
             merges,
             order,
             done: 0,
-            nodes: Nodes::new(n, merges.len()),
-            parent: (0..n as u32).collect(),
-            size: vec![1; n],
-            cells: (0..n).map(|_| None).collect(),
+            nodes: Nodes::new(n, merges.len())?,
+            parent: alloc::collect(0..n as u32, WHAT)?,
+            size: alloc::filled(n, 1, WHAT)?,
+            cells: alloc::collect((0..n).map(|_| None), WHAT)?,
             sq: n as u128,
             cubed: 0,
             xlnx: Sum::default(),
-        }
+        })
     }
 
     /// The cluster that holds sample `i`.
@@ -182,8 +184,8 @@ pub fn dendrogram_pair_cuts(
     let seconds: Vec<usize> = steps.iter().map(|s| s.1).collect();
     check_tree(n, first.0, first.1, &firsts)?;
     check_tree(n, second.0, second.1, &seconds)?;
-    let mut one = Tree::new(n, first.0, first.1);
-    let mut two = Tree::new(n, second.0, second.1);
+    let mut one = Tree::new(n, first.0, first.1)?;
+    let mut two = Tree::new(n, second.0, second.1)?;
     let mut shared = Shared {
         nnz: n as u64,
         cells_sq: n as u128,

@@ -11,6 +11,7 @@ use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
+use crate::alloc;
 use crate::error::Error;
 use crate::label::Label;
 use crate::pages;
@@ -39,29 +40,31 @@ enum Index {
 }
 
 impl Index {
-    fn of(keys: &[u64]) -> Index {
+    fn of(keys: &[u64]) -> Result<Index, Error> {
+        const WHAT: &str = "the index of a table's labels";
         let len = keys.len() as u32;
         let (Some(&min), Some(&max)) = (keys.first(), keys.last()) else {
-            return Index::Dense {
+            return Ok(Index::Dense {
                 min: 0,
                 slot: Vec::new(),
                 len,
-            };
+            });
         };
         let span = max - min;
-        if span < DENSE_SPAN_MAX.max(8 * keys.len() as u64) {
-            let mut slot = vec![len; span as usize + 1];
+        Ok(if span < DENSE_SPAN_MAX.max(8 * keys.len() as u64) {
+            let mut slot = alloc::filled(span as usize + 1, len, WHAT)?;
             for (i, &k) in keys.iter().enumerate() {
                 slot[(k - min) as usize] = i as u32;
             }
             Index::Dense { min, slot, len }
         } else {
-            let mut map = HashMap::with_capacity_and_hasher(keys.len(), FixedState::default());
+            let mut map = HashMap::with_hasher(FixedState::default());
+            alloc::reserve_map(&mut map, keys.len(), WHAT)?;
             for (i, &k) in keys.iter().enumerate() {
                 map.insert(k, i as u32);
             }
             Index::Hashed { map, len }
-        }
+        })
     }
 
     #[inline(always)]
@@ -86,20 +89,21 @@ enum Cells<'a> {
 }
 
 impl<'a> Cells<'a> {
-    fn of(table: &'a Table, samples: usize) -> Cells<'a> {
+    fn of(table: &'a Table, samples: usize) -> Result<Cells<'a>, Error> {
+        const WHAT: &str = "the index of a table's cells";
         let (r, c) = (table.n_rows(), table.n_cols());
         let absent = table.cell_count.len() as u32;
-        match (r + 1).checked_mul(c + 1) {
+        Ok(match (r + 1).checked_mul(c + 1) {
             Some(size) if size <= DENSE_CELLS_MAX.max(samples) => {
                 let width = c + 1;
-                let mut cell = vec![absent; size];
+                let mut cell = alloc::filled(size, absent, WHAT)?;
                 for (k, (&i, &j)) in table.cell_row.iter().zip(&table.cell_col).enumerate() {
                     cell[i as usize * width + j as usize] = k as u32;
                 }
                 Cells::Dense { width, cell }
             }
             _ => {
-                let mut start = vec![0usize; r + 2];
+                let mut start = alloc::filled(r + 2, 0usize, WHAT)?;
                 for &i in &table.cell_row {
                     start[i as usize + 1] += 1;
                 }
@@ -111,7 +115,7 @@ impl<'a> Cells<'a> {
                     col: &table.cell_col,
                 }
             }
-        }
+        })
     }
 
     #[inline(always)]
@@ -154,11 +158,11 @@ pub fn gather<A: Label, B: Label>(
             right: values.len(),
         });
     }
-    let rows = Index::of(&table.rows.keys);
-    let cols = Index::of(&table.cols.keys);
-    let cells = Cells::of(table, a.len());
+    let rows = Index::of(&table.rows.keys)?;
+    let cols = Index::of(&table.cols.keys)?;
+    let cells = Cells::of(table, a.len())?;
     // The values, then the value of a sample in no cell (at index `nnz`).
-    let mut ext = Vec::with_capacity(nnz + 1);
+    let mut ext = alloc::with_capacity(nnz + 1, "each cell's value")?;
     ext.extend_from_slice(values);
     ext.push(absent.unwrap_or(f64::NAN));
     let fill = |out: &mut [f64], a: &[A], b: &[B]| -> Result<(), Error> {
