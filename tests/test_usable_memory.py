@@ -1,5 +1,6 @@
-"""The memory this process may still use (``_utils/memory.py``), read from fake ``/proc`` and
-``/sys`` trees as Linux lays them out, and the refusals that use it."""
+"""The memory this process may still use (``rust/core/src/memory.rs``, through
+``_native.usable_memory``), read from fake ``/proc`` and ``/sys`` trees as Linux lays them
+out, and the refusals that use it."""
 
 from __future__ import annotations
 
