@@ -14,6 +14,23 @@ import pytest
 
 resource = pytest.importorskip("resource")
 
+CAPPED = textwrap.dedent(
+    """
+    used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+    resource.setrlimit(resource.RLIMIT_AS, (used + headroom, resource.RLIM_INFINITY))
+    try:
+        read()
+    except MemoryError as error:
+        print("MemoryError:", error)
+    else:
+        print("no error")
+    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    print("next call", {next})
+    """
+)
+"""The end of each child: ``read()`` called with the address space capped ``headroom`` bytes
+above what the child uses, then again without the cap, printing ``next``."""
+
 CHILD = textwrap.dedent(
     """
     import resource, sys
@@ -51,18 +68,9 @@ CHILD = textwrap.dedent(
         q = rng.integers(0, 50, s.size)
         call = lambda: fcm.adjusted_rand_score(s, q)
     want = call()
-    used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
-    resource.setrlimit(resource.RLIMIT_AS, (used + headroom, resource.RLIM_INFINITY))
-    try:
-        call()
-    except MemoryError as error:
-        print("MemoryError:", error)
-    else:
-        print("no error")
-    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-    print("next call", call() == want)
+    read = call
     """
-)
+) + CAPPED.format(next="call() == want")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
@@ -101,18 +109,8 @@ LATER = textwrap.dedent(
     # Counted for its pair counts: its sides and cells are built when first asked for.
     table = _native.count(a, b, False, True)
     read = {"sides": table.row_sums, "cells": table.mutual_info}[stage]
-    used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
-    resource.setrlimit(resource.RLIMIT_AS, (used + headroom, resource.RLIM_INFINITY))
-    try:
-        read()
-    except MemoryError as error:
-        print("MemoryError:", error)
-    else:
-        print("no error")
-    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-    print("next call", np.array_equal(read(), want), table.holds_cells)
     """
-)
+) + CAPPED.format(next="np.array_equal(read(), want), table.holds_cells")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
