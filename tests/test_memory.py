@@ -73,15 +73,11 @@ CHILD = textwrap.dedent(
 ) + CAPPED.format(next="call() == want")
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
-@pytest.mark.parametrize("headroom_mib", [24, 96])
-@pytest.mark.parametrize(
-    "case",
-    ["spread keys", "real weights", "sparse matrix", "one-row map", "object strings", "wide table"],
-)
-def test_refused_memory_is_a_memory_error_and_the_next_call_is_right(case, headroom_mib):
+def _run(child: str, case: str, headroom_mib: int) -> list[str]:
+    """The lines ``child`` printed for ``case``, checking that it exited and that the first
+    is a refusal."""
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, case, str(headroom_mib)],
+        [sys.executable, "-c", child, case, str(headroom_mib)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -89,6 +85,17 @@ def test_refused_memory_is_a_memory_error_and_the_next_call_is_right(case, headr
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert lines[0].startswith("MemoryError: out of memory: could not allocate "), lines
+    return lines
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+@pytest.mark.parametrize("headroom_mib", [24, 96])
+@pytest.mark.parametrize(
+    "case",
+    ["spread keys", "real weights", "sparse matrix", "one-row map", "object strings", "wide table"],
+)
+def test_refused_memory_is_a_memory_error_and_the_next_call_is_right(case, headroom_mib):
+    lines = _run(CHILD, case, headroom_mib)
     assert " bytes (" in lines[0] and " MiB) for " in lines[0]
     assert lines[1] == "next call True"
 
@@ -121,14 +128,6 @@ LATER = textwrap.dedent(
 def test_a_wide_table_built_later_refused_is_built_by_the_next_call(stage, headroom_mib, what):
     # A table counted for its pair counts builds its sides, and its cells, the first time a
     # measure reads them: the refusal is a MemoryError, the table is left as it was.
-    done = subprocess.run(
-        [sys.executable, "-c", LATER, stage, str(headroom_mib)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    lines = done.stdout.splitlines()
-    assert lines[0].startswith("MemoryError: out of memory: could not allocate "), lines
+    lines = _run(LATER, stage, headroom_mib)
     assert f" MiB) for {what}" in lines[0], lines
     assert lines[1] == f"next call True {stage == 'cells'}", lines
