@@ -8,6 +8,7 @@ use std::sync::mpsc;
 
 use rayon::prelude::*;
 
+use crate::alloc;
 use crate::error::Error;
 use crate::pages;
 use crate::pool;
@@ -36,7 +37,10 @@ pub fn encode_found<'a, E>(
 ) -> Result<Result<Option<Codes>, Error>, E> {
     // One thread: every label found, then hashed.
     let serial = |find: &mut dyn FnMut(_, &mut _) -> Result<bool, E>| {
-        let mut found: Vec<Option<&[u8]>> = Vec::with_capacity(n);
+        let mut found: Vec<Option<&[u8]>> = match alloc::with_capacity(n, "the labels' bytes") {
+            Ok(found) => found,
+            Err(e) => return Ok(Err(e)),
+        };
         if !find(0..n, &mut found)? {
             return Ok(Ok(None));
         }
