@@ -301,12 +301,9 @@ fn numbered_columns(
     Ok((keys, ColIndex::Numbered(number)))
 }
 
-/// Sorts `keys`: for many, by an LSD radix sort over the bits that vary, which looks for a
-/// stop request every [`stop::EVERY`] keys (tens of millions of column keys took seconds in
-/// `sort_unstable`, deaf to a Ctrl-C all along).
+/// Sorts `keys`: for many (more cells than [`numbered_columns`] can number), by
+/// [`radix_pairs`], which looks for a stop request as it goes.
 fn sort_keys(keys: &mut Vec<u64>) -> Result<(), Error> {
-    const BITS: u32 = 11;
-    const RADIX: usize = 1 << BITS;
     if keys.len() < 1 << 16 {
         keys.sort_unstable();
         return Ok(());
@@ -314,34 +311,15 @@ fn sort_keys(keys: &mut Vec<u64>) -> Result<(), Error> {
     let (lo, hi) = keys
         .iter()
         .fold((u64::MAX, 0), |(lo, hi), &k| (lo.min(k), hi.max(k)));
-    let passes = (u64::BITS - (hi - lo).leading_zeros()).div_ceil(BITS);
-    let mut buffer = alloc::filled(keys.len(), 0u64, "sorting the columns of a table")?;
-    for pass in 0..passes {
-        let shift = pass * BITS;
-        let digit = |k: u64| (((k - lo) >> shift) as usize) & (RADIX - 1);
-        let mut start = [0usize; RADIX];
-        for part in keys.chunks(stop::EVERY) {
-            stop::check()?;
-            for &k in part {
-                start[digit(k)] += 1;
-            }
-        }
-        let mut total = 0;
-        for s in start.iter_mut() {
-            let count = *s;
-            *s = total;
-            total += count;
-        }
-        for part in keys.chunks(stop::EVERY) {
-            stop::check()?;
-            for &k in part {
-                let d = digit(k);
-                buffer[start[d]] = k;
-                start[d] += 1;
-            }
-        }
-        std::mem::swap(keys, &mut buffer);
+    // Both conversions reuse the vector's allocation: `(u64, ())` is laid out as `u64`.
+    let mut pairs: Vec<(u64, ())> = std::mem::take(keys)
+        .into_iter()
+        .map(|k| (k - lo, ()))
+        .collect();
+    if !radix_pairs(&mut pairs, hi - lo, "sorting the columns of a table")? {
+        return Err(Error::Stopped);
     }
+    *keys = pairs.into_iter().map(|(k, ())| lo + k).collect();
     Ok(())
 }
 
