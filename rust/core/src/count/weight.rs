@@ -91,6 +91,59 @@ impl Weight for i64 {
     }
 }
 
+/// A float weight's units, and what its square adds ([`float_split`]).
+#[derive(Clone, Copy)]
+pub(super) struct Split {
+    /// The units' low and high 64 bits ([`Weight::units`]).
+    pub lo: u64,
+    pub hi: u64,
+    /// A weight that is not a whole number squares to `root^2 << 2 shift` units of
+    /// 2^-128; a whole one (`whole`) stands for `hi` samples of weight 1, and `root` is 0.
+    pub root: u64,
+    pub shift: u32,
+    pub whole: bool,
+    /// Whether the weight is refused, or is -0.0 (then the rest is meaningless).
+    pub odd: bool,
+}
+
+/// [`Split`] of the float of bits `bits`, without a branch, so that a loop over a chunk of
+/// weights vectorises: converting weights one by one, between adding each to its cell
+/// and its square to its row, took most of a weighted pass. The same units as
+/// [`Weight::units`]; the same squares as `squares`' sums (a weight of at least 2^-12 is
+/// `m << k` units for its 53-bit mantissa `m` and `k = exponent - 1011`, squared
+/// `m^2 << 2k`; a smaller one is its units `u`, squared `u^2`).
+#[inline(always)]
+pub(super) fn float_split(bits: u64) -> Split {
+    // The sign and the exponent: refused from 2^52 (1075) up, and for any sign bit.
+    let exponent = bits >> 52;
+    let mantissa = (bits & ((1 << 52) - 1)) | (u64::from(exponent != 0) << 52);
+    let shift = exponent.wrapping_sub(1011);
+    let normal = shift < 64;
+    // Below 2^-12: rounded to the nearest unit, half up (past 63 bits of shift, 0).
+    let down = 1011u64.wrapping_sub(exponent).clamp(1, 63);
+    let small = (mantissa + (1 << (down - 1))) >> down;
+    let lo = if normal {
+        mantissa.wrapping_shl(shift as u32)
+    } else {
+        small
+    };
+    let hi = if normal {
+        (mantissa >> 1).wrapping_shr(63u32.wrapping_sub(shift as u32))
+    } else {
+        0
+    };
+    let whole = lo == 0;
+    let root = if normal { mantissa } else { lo };
+    Split {
+        lo,
+        hi,
+        root: if whole { 0 } else { root },
+        shift: if normal { shift as u32 } else { 0 },
+        whole,
+        odd: exponent >= 1075,
+    }
+}
+
 /// One weight per sample, of one of the types the caller holds.
 #[derive(Clone, Copy)]
 pub enum Weights<'a> {
@@ -204,5 +257,54 @@ mod tests {
         assert_eq!(f64::MIN_POSITIVE.units(), 0);
         assert_eq!(7u64.units(), 7 << 64);
         assert_eq!(7i64.units(), 7 << 64);
+    }
+
+    #[test]
+    fn split_floats_have_the_units_and_squares_of_the_one_by_one_conversion() {
+        let mut next = crate::testing::xorshift(5);
+        let mut weights = vec![0.0, 1.0, 0.5, 3.0, 0.1, 2f64.powi(-12), 2f64.powi(-13)];
+        weights.extend([
+            f64::MIN_POSITIVE,
+            5e-324,
+            2f64.powi(51),
+            2f64.powi(52) - 1.0,
+        ]);
+        weights.extend([
+            0.6 * 2f64.powi(-64),
+            1.5 * 2f64.powi(-64),
+            2f64.powi(-11) * 1.7,
+        ]);
+        for _ in 0..100_000 {
+            let r = next();
+            // Any exponent from 2^-70 to 2^51, any mantissa.
+            let exponent = 1023 - 70 + (r >> 56) % 122;
+            weights.push(f64::from_bits((exponent << 52) | (next() >> 12)));
+            weights.push((r % 1000) as f64 / 8.0);
+        }
+        for w in weights {
+            let split = float_split(w.to_bits());
+            let u = w.units();
+            assert!(!split.odd && !w.refused(), "{w}");
+            assert_eq!(
+                (u128::from(split.hi) << 64) | u128::from(split.lo),
+                u,
+                "{w}"
+            );
+            assert_eq!(split.whole, u as u64 == 0, "{w}");
+            // The square in units of 2^-128 (below 2^232: as two parts).
+            if split.whole {
+                assert_eq!(split.root, 0);
+            } else {
+                let root = u128::from(split.root);
+                let square = root * root;
+                let k = 2 * split.shift;
+                // `u^2 = square << k`: compare `u` with `root << shift`.
+                assert_eq!(root << split.shift, u, "{w}");
+                assert!(k < 128 && square.leading_zeros() >= 22, "{w}");
+            }
+        }
+        for w in [-1.0, -0.0, f64::NAN, f64::INFINITY, 2f64.powi(52), -5e-324] {
+            assert!(float_split(w.to_bits()).odd, "{w}");
+        }
     }
 }

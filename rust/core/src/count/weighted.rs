@@ -24,8 +24,8 @@ use crate::stop;
 use crate::table::{sort_cells, Table};
 
 use super::growth::{window_limit, Growth, Place, Span};
-use super::squares::{fused_squares, row_squares, Fused, Squares};
-use super::weight::{Weights, UNIT_BITS};
+use super::squares::{fused_squares, row_squares, Fused, Squares, SLOTS, WHOLE};
+use super::weight::{float_split, Weights, UNIT_BITS};
 use super::window::CHUNK;
 
 /// Below this many samples the pass runs on the calling thread.
@@ -222,6 +222,13 @@ struct Scratch {
     kb: [u64; CHUNK],
     cells: [u32; CHUNK],
     units: [u128; CHUNK],
+    /// Float weights split ([`split_chunk`]): their units' low and high 64 bits, and the
+    /// slot, root and whole value of their squares.
+    lo: [u64; CHUNK],
+    hi: [u64; CHUNK],
+    slot: [u32; CHUNK],
+    root: [u64; CHUNK],
+    extra: [u64; CHUNK],
     /// Each sample's row in the window.
     rows: [u32; CHUNK],
 }
@@ -272,6 +279,11 @@ fn count_block_impl<A: Label, B: Label>(
         kb: [0; CHUNK],
         cells: [0; CHUNK],
         units: [0; CHUNK],
+        lo: [0; CHUNK],
+        hi: [0; CHUNK],
+        slot: [0; CHUNK],
+        root: [0; CHUNK],
+        extra: [0; CHUNK],
         rows: [0; CHUNK],
     });
     let mut i = 0;
@@ -317,6 +329,55 @@ fn widen<T: Label>(src: &[T], dst: &mut [u64]) -> (u64, u64) {
     (lo, hi)
 }
 
+/// For a chunk of float weights `w`: writes each sample's cell in the window `win` and its
+/// weight split by [`float_split`] (the slot of its square for [`Fused::add_slots`], the
+/// row being the key less the window's first) into `s`, in one loop without a branch,
+/// which vectorises; returns the weights' total units and the OR of their fractional
+/// units. `None` if a sample falls outside the window, or a weight is refused or -0.0:
+/// the general path then takes the chunk (and names a refused weight).
+#[inline(always)]
+fn split_chunk<A: Label, B: Label>(
+    win: &Window,
+    (ca, cb): (&[A], &[B]),
+    w: &[f64],
+    s: &mut Scratch,
+) -> Option<(u128, u64)> {
+    let m = ca.len();
+    let (a0, b0, na, nb) = (win.a0, win.b0, win.na, win.nb);
+    let (ca, cb, w) = (&ca[..m], &cb[..m], &w[..m]);
+    let (cells, slot) = (&mut s.cells[..m], &mut s.slot[..m]);
+    let (lo, hi) = (&mut s.lo[..m], &mut s.hi[..m]);
+    let (root, extra) = (&mut s.root[..m], &mut s.extra[..m]);
+    let mut odd = 0u64;
+    let mut fraction = 0u64;
+    // At most 2^10 weights: sums of their units' high halves (below 2^52 each) and of
+    // their low halves' 32-bit halves cannot overflow.
+    let (mut high, mut low_high, mut low_low) = (0u64, 0u64, 0u64);
+    for i in 0..m {
+        let da = ca[i].key().wrapping_sub(a0);
+        let db = cb[i].key().wrapping_sub(b0);
+        odd |= u64::from(da >= na) | u64::from(db >= nb);
+        // Fits in u32: weighted windows hold at most 2^19 cells.
+        cells[i] = da.wrapping_mul(nb).wrapping_add(db) as u32;
+        let x = float_split(w[i].to_bits());
+        odd |= u64::from(x.odd);
+        lo[i] = x.lo;
+        hi[i] = x.hi;
+        fraction |= x.lo;
+        high += x.hi;
+        low_high += x.lo >> 32;
+        low_low += x.lo & u64::from(u32::MAX);
+        let shift = if x.whole { WHOLE } else { x.shift };
+        slot[i] = (da as u32).wrapping_mul(SLOTS).wrapping_add(shift);
+        root[i] = x.root;
+        extra[i] = if x.whole { x.hi } else { 0 };
+    }
+    (odd == 0).then(|| {
+        let total = (u128::from(high) << 64) + (u128::from(low_high) << 32) + u128::from(low_low);
+        (total, fraction)
+    })
+}
+
 /// A refused weight at an offset in its chunk (the caller adds the chunk's start).
 fn bad((index, value): (usize, f64)) -> Error {
     Error::BadWeight { index, value }
@@ -336,6 +397,23 @@ impl Counter {
         types: Span,
     ) -> Result<(), Error> {
         let m = ca.len();
+        if let (Some(win), Weights::F64(v)) = (&mut self.window, w) {
+            if let Some((total, fraction)) = split_chunk(win, (ca, cb), v, s) {
+                for ((&c, &l), &h) in s.cells[..m].iter().zip(&s.lo[..m]).zip(&s.hi[..m]) {
+                    if let Some(cell) = win.sums.get_mut(c as usize) {
+                        *cell += (u128::from(h) << 64) | u128::from(l);
+                    }
+                }
+                self.total += total;
+                self.fraction |= fraction;
+                if let Some(sq) = &mut self.squares {
+                    sq.add_slots(&s.slot[..m], &s.root[..m], &s.extra[..m]);
+                }
+                #[cfg(test)]
+                tests::SPLIT.with(|f| f.set(f.get() + 1));
+                return Ok(());
+            }
+        }
         if let Some(win) = &mut self.window {
             let (a0, b0, na, nb) = (win.a0, win.b0, win.na, win.nb);
             let mut inside = true;
@@ -547,6 +625,50 @@ mod tests {
     thread_local! {
         /// How many calls on this thread took their squares from the counting pass.
         pub(super) static FUSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        /// How many chunks on this thread were added split ([`split_chunk`]).
+        pub(super) static SPLIT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    #[test]
+    fn split_chunks_sum_as_the_general_path_does() {
+        let mut seed = 5;
+        let mut next = || lcg(&mut seed);
+        // One thread (below `PARALLEL_MIN`), one window of 12 x 9 cells.
+        let n: usize = 50_000;
+        let a: Vec<i64> = (0..n).map(|_| (next() % 12) as i64).collect();
+        let b: Vec<u16> = (0..n).map(|_| (next() % 9) as u16).collect();
+        // Real weights, whole ones, zeros, weights below 2^-12 and below 2^-64.
+        let w: Vec<f64> = (0..n)
+            .map(|_| match next() % 6 {
+                0 => (next() % 4) as f64,
+                1 => (next() % 1000) as f64 * 1e-7,
+                2 => (next() % 1000) as f64 * 1e-21,
+                _ => (next() % 100_000) as f64 / 7.0,
+            })
+            .collect();
+        // The same weights with a -0.0 in every chunk (the weight of a 0.0, but sent to
+        // the general path).
+        let mut general = w.clone();
+        general.iter_mut().step_by(CHUNK).for_each(|x| *x = -0.0);
+        let mut split = w.clone();
+        split.iter_mut().step_by(CHUNK).for_each(|x| *x = 0.0);
+        let count = |w: &[f64]| {
+            let before = SPLIT.with(|f| f.get());
+            let got = count_weighted(&a, &b, Weights::F64(w)).unwrap();
+            (got, SPLIT.with(|f| f.get()) - before)
+        };
+        let ((want, none), (got, chunks)) = (count(&general), count(&split));
+        assert_eq!((none, chunks), (0, n.div_ceil(CHUNK) - 1));
+        assert_eq!(got.units, want.units);
+        assert_eq!(got.squares, want.squares);
+        assert_eq!(got.table.cell_row, want.table.cell_row);
+        assert_eq!(got.table.cell_col, want.table.cell_col);
+        // A naive sum of each cell's units.
+        let mut naive = std::collections::BTreeMap::new();
+        for ((&x, &y), &v) in a.iter().zip(&b).zip(&split) {
+            *naive.entry((x, y)).or_insert(0u128) += v.units();
+        }
+        assert_eq!(got.units.unwrap(), naive.into_values().collect::<Vec<_>>());
     }
 
     #[test]
