@@ -67,6 +67,23 @@ CHILD = textwrap.dedent(
         s = np.array([f"cell_{i}" for i in range(1_500_000)], dtype=object)
         q = rng.integers(0, 50, s.size)
         call = lambda: fcm.adjusted_rand_score(s, q)
+    elif case == "dendrogram":
+        # Every cut of a balanced tree over 2**21 samples of 200,000 classes: the merges read
+        # from NumPy, the nodes, and each cluster's map of cells as merges grow it.
+        from fastcluster_metrics import _native
+
+        m = 1 << 21
+        classes = rng.integers(0, 200_000, m).astype(np.uint32)
+        level, rounds, top = np.arange(m, dtype=np.uint64), [], m
+        while level.size > 1:
+            rounds.append(level.reshape(-1, 2))
+            level = np.arange(top, top + level.size // 2, dtype=np.uint64)
+            top += level.size
+        merges = np.ascontiguousarray(np.concatenate(rounds))
+        order = np.arange(m - 1, dtype=np.uint64)
+        record = np.array([0, m // 2, m - 1], dtype=np.uint64)
+        cuts = lambda: _native.dendrogram_cuts(classes, 200_000, merges, order, record, True)
+        call = lambda: {k: v.tolist() for k, v in cuts().items()}
     want = call()
     read = call
     """
@@ -92,7 +109,15 @@ def _run(child: str, case: str, headroom_mib: int) -> list[str]:
 @pytest.mark.parametrize("headroom_mib", [24, 96])
 @pytest.mark.parametrize(
     "case",
-    ["spread keys", "real weights", "sparse matrix", "one-row map", "object strings", "wide table"],
+    [
+        "spread keys",
+        "real weights",
+        "sparse matrix",
+        "one-row map",
+        "object strings",
+        "wide table",
+        "dendrogram",
+    ],
 )
 def test_refused_memory_is_a_memory_error_and_the_next_call_is_right(case, headroom_mib):
     lines = _run(CHILD, case, headroom_mib)

@@ -72,7 +72,7 @@ pub fn dendrogram_cuts(
 ) -> Result<Vec<CutSums>, Error> {
     let n = classes.len();
     check_tree(n, merges, order, record)?;
-    let mut row_sums = vec![0u64; n_classes];
+    let mut row_sums = alloc::filled(n_classes, 0u64, "the class sizes of a dendrogram's samples")?;
     for &c in classes {
         if c != u32::MAX {
             *row_sums
@@ -106,10 +106,14 @@ pub fn dendrogram_cuts(
     };
     let (mut cells_xlnx, mut cols_xlnx, mut emi_sum) =
         (Sum::default(), Sum::default(), Sum::default());
-    emi_sum.add(counted as f64 * expected.of(1));
-    let mut row_max: Vec<u64> = row_sums.iter().map(|&a| a.min(1)).collect();
+    emi_sum.add(counted as f64 * expected.of(1)?);
+    let mut row_max = alloc::collect(
+        row_sums.iter().map(|&a| a.min(1)),
+        "the largest cell of each class of a dendrogram",
+    )?;
     let mut nodes = Nodes::new(n, merges.len())?;
-    // A leaf is made into a cluster when first merged.
+    // A leaf is made into a cluster when first merged; a map of one cell is too small to
+    // be refused where the merges' growth is not.
     let leaf = |i: usize| {
         let mut leaf = Cluster::default();
         if classes[i] != u32::MAX {
@@ -135,6 +139,7 @@ pub fn dendrogram_cuts(
             (b, a)
         };
         let mut max = big.max.max(small.max);
+        alloc::reserve_map(&mut big.cells, small.cells.len(), WHAT)?;
         for (&class, &x) in &small.cells {
             let cell = big.cells.entry(class).or_insert(0);
             let old = *cell;
@@ -158,7 +163,7 @@ pub fn dendrogram_cuts(
             sums.clusters -= 1;
             sums.cols_sq += 2 * u128::from(big.size) * u128::from(small.size);
             cols_xlnx.add(xlnx(size) - xlnx(big.size) - xlnx(small.size));
-            emi_sum.add(expected.of(size) - expected.of(big.size) - expected.of(small.size));
+            emi_sum.add(expected.of(size)? - expected.of(big.size)? - expected.of(small.size)?);
         }
         big.size = size;
         big.max = max;
@@ -273,6 +278,9 @@ impl CutSums {
     }
 }
 
+/// What the merges' maps of cells build, when refused.
+const WHAT: &str = "the cells of a dendrogram's clusters";
+
 /// A column's share of the expected mutual information, by its size (kept once per size).
 struct Expected<'a> {
     rows: &'a [(u64, u64)],
@@ -282,15 +290,19 @@ struct Expected<'a> {
 }
 
 impl Expected<'_> {
-    fn of(&mut self, size: u64) -> f64 {
+    fn of(&mut self, size: u64) -> Result<f64, Error> {
         if !self.on || size == 0 {
-            return 0.0;
+            return Ok(0.0);
         }
         let (rows, n) = (self.rows, self.n);
-        *self
+        alloc::room_for_one(
+            &mut self.sizes,
+            "the expected information of a dendrogram's sizes",
+        )?;
+        Ok(*self
             .sizes
             .entry(size)
-            .or_insert_with(|| emi_of_sizes(rows, &[(size, 1)], n))
+            .or_insert_with(|| emi_of_sizes(rows, &[(size, 1)], n)))
     }
 }
 

@@ -115,6 +115,9 @@ fn cubed(x: u64) -> u128 {
     u128::from(x) * u128::from(x.saturating_sub(1)) * u128::from(x.saturating_sub(2))
 }
 
+/// What the merges' maps of cells build, when refused.
+const WHAT: &str = "the cells of a dendrogram's clusters";
+
 /// Applies `this` tree's next merge; `other` is the other tree, whose maps mirror the cells.
 fn merge_next(this: &mut Tree, other: &mut Tree, shared: &mut Shared) -> Result<(), Error> {
     let m = this.order[this.done];
@@ -125,20 +128,21 @@ fn merge_next(this: &mut Tree, other: &mut Tree, shared: &mut Shared) -> Result<
     } else {
         (b, a)
     };
-    let single = |cluster: u32, other: &mut Tree| -> Cells {
+    let single = |cluster: u32, other: &mut Tree| -> Result<Cells, Error> {
         let mut cells = Cells::default();
+        alloc::reserve_map(&mut cells, 1, WHAT)?;
         cells.insert(other.find(cluster), 1);
-        cells
+        Ok(cells)
     };
     let small_cells = match this.cells[small as usize].take() {
         Some(cells) => cells,
-        None => single(small, other),
+        None => single(small, other)?,
     };
     let mut big_cells = match this.cells[big as usize].take() {
         Some(cells) => cells,
-        None => single(big, other),
+        None => single(big, other)?,
     };
-    big_cells.reserve(small_cells.len());
+    alloc::reserve_map(&mut big_cells, small_cells.len(), WHAT)?;
     for (&j, &x) in &small_cells {
         let cell = big_cells.entry(j).or_insert(0);
         let old = *cell;
@@ -150,6 +154,7 @@ fn merge_next(this: &mut Tree, other: &mut Tree, shared: &mut Shared) -> Result<
         }
         // The mirror; a cluster of one sample has none (its sample is now in `big`).
         if let Some(mirror) = other.cells[j as usize].as_mut() {
+            // Removing `small` leaves room for `big`.
             mirror.remove(&small);
             *mirror.entry(big).or_insert(0) += x;
         }

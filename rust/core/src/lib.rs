@@ -119,6 +119,6 @@ pub use label::{Constant, KeyKind, Label};
 pub use memory::usable_memory;
 pub use models::{model_parts, ModelParts, RandomModel, RECURRENCE_STEPS};
 pub use one_row::{OneRow, Singletons};
-pub use pages::copied;
+pub use pages::{collected, copied};
 pub use partitioned::Partitioned;
 pub use table::{Keys, Table};

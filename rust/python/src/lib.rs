@@ -348,42 +348,50 @@ fn dendrogram_cuts<'py>(
     record: PyReadonlyArray1<'py, u64>,
     emi: bool,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    const WHAT: &str = "a dendrogram's merges";
     let classes = classes.as_slice()?;
-    let pairs: Vec<(u64, u64)> = merges
-        .as_slice()?
-        .chunks_exact(2)
-        .map(|p| (p[0], p[1]))
-        .collect();
-    let index = |xs: &[u64]| -> Vec<usize> {
-        xs.iter()
-            .map(|&x| usize::try_from(x).unwrap_or(usize::MAX))
-            .collect()
+    let pairs = fcm::collected(
+        merges.as_slice()?.chunks_exact(2).map(|p| (p[0], p[1])),
+        WHAT,
+    )
+    .map_err(CoreError::from)?;
+    let index = |xs: &[u64]| -> PyResult<Vec<usize>> {
+        let items = xs.iter().map(|&x| usize::try_from(x).unwrap_or(usize::MAX));
+        Ok(fcm::collected(items, WHAT).map_err(CoreError::from)?)
     };
-    let (order, record) = (index(order.as_slice()?), index(record.as_slice()?));
+    let (order, record) = (index(order.as_slice()?)?, index(record.as_slice()?)?);
     let long = classes.len() >= LONG / 16;
     let cuts = interruptible(py, long, || {
         fcm::dendrogram_cuts(classes, n_classes, &pairs, &order, &record, emi)
     })?
     .map_err(CoreError::from)?;
-    let wide = |f: fn(&fcm::CutSums) -> u128| -> PyResult<Vec<u64>> {
-        cuts.iter()
-            .map(|c| u64::try_from(f(c)))
-            .collect::<Result<_, _>>()
-            .map_err(|_| PyValueError::new_err("a sum of squares past 2**64 - 1"))
+    const SUMS: &str = "the sums of a dendrogram's cuts";
+    let wide = |f: fn(&fcm::CutSums) -> u128| -> PyResult<Bound<'py, PyArray1<u64>>> {
+        if cuts.iter().any(|c| f(c) > u128::from(u64::MAX)) {
+            return Err(PyValueError::new_err("a sum of squares past 2**64 - 1"));
+        }
+        let sums = fcm::collected(cuts.iter().map(|c| f(c) as u64), SUMS);
+        Ok(PyArray1::from_vec(py, sums.map_err(CoreError::from)?))
+    };
+    let ints = |f: fn(&fcm::CutSums) -> u64| -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let sums = fcm::collected(cuts.iter().map(f), SUMS).map_err(CoreError::from)?;
+        Ok(PyArray1::from_vec(py, sums))
+    };
+    let floats = |f: fn(&fcm::CutSums) -> f64| -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let sums = fcm::collected(cuts.iter().map(f), SUMS).map_err(CoreError::from)?;
+        Ok(PyArray1::from_vec(py, sums))
     };
     let out = pyo3::types::PyDict::new(py);
-    let ints = |f: fn(&fcm::CutSums) -> u64| PyArray1::from_vec(py, cuts.iter().map(f).collect());
-    let floats = |f: fn(&fcm::CutSums) -> f64| PyArray1::from_vec(py, cuts.iter().map(f).collect());
-    out.set_item("merges", ints(|c| c.merges as u64))?;
-    out.set_item("clusters", ints(|c| c.clusters))?;
-    out.set_item("nnz", ints(|c| c.nnz))?;
-    out.set_item("majority", ints(|c| c.majority))?;
-    out.set_item("best_cluster", ints(|c| c.best_cluster))?;
-    out.set_item("cells_sq", PyArray1::from_vec(py, wide(|c| c.cells_sq)?))?;
-    out.set_item("cols_sq", PyArray1::from_vec(py, wide(|c| c.cols_sq)?))?;
-    out.set_item("cells_xlnx", floats(|c| c.cells_xlnx))?;
-    out.set_item("cols_xlnx", floats(|c| c.cols_xlnx))?;
-    out.set_item("emi", floats(|c| c.emi))?;
+    out.set_item("merges", ints(|c| c.merges as u64)?)?;
+    out.set_item("clusters", ints(|c| c.clusters)?)?;
+    out.set_item("nnz", ints(|c| c.nnz)?)?;
+    out.set_item("majority", ints(|c| c.majority)?)?;
+    out.set_item("best_cluster", ints(|c| c.best_cluster)?)?;
+    out.set_item("cells_sq", wide(|c| c.cells_sq)?)?;
+    out.set_item("cols_sq", wide(|c| c.cols_sq)?)?;
+    out.set_item("cells_xlnx", floats(|c| c.cells_xlnx)?)?;
+    out.set_item("cols_xlnx", floats(|c| c.cols_xlnx)?)?;
+    out.set_item("emi", floats(|c| c.emi)?)?;
     Ok(out)
 }
 
@@ -402,39 +410,39 @@ fn dendrogram_pair_cuts<'py>(
     steps1: PyReadonlyArray1<'py, u64>,
     steps2: PyReadonlyArray1<'py, u64>,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    const WHAT: &str = "a dendrogram's merges";
     let pairs = |z: &PyReadonlyArray2<'py, u64>| -> PyResult<Vec<(u64, u64)>> {
-        Ok(z.as_slice()?
-            .chunks_exact(2)
-            .map(|p| (p[0], p[1]))
-            .collect())
+        let items = z.as_slice()?.chunks_exact(2).map(|p| (p[0], p[1]));
+        Ok(fcm::collected(items, WHAT).map_err(CoreError::from)?)
     };
     let index = |xs: &PyReadonlyArray1<'py, u64>| -> PyResult<Vec<usize>> {
-        Ok(xs
-            .as_slice()?
-            .iter()
-            .map(|&x| usize::try_from(x).unwrap_or(usize::MAX))
-            .collect())
+        let items = xs.as_slice()?.iter();
+        let items = items.map(|&x| usize::try_from(x).unwrap_or(usize::MAX));
+        Ok(fcm::collected(items, WHAT).map_err(CoreError::from)?)
     };
-    let (z1, z2) = (pairs(&merges1)?, pairs(&merges2)?);
-    let (o1, o2) = (index(&order1)?, index(&order2)?);
-    let steps: Vec<(usize, usize)> = index(&steps1)?.into_iter().zip(index(&steps2)?).collect();
     if steps1.len() != steps2.len() {
         return Err(PyValueError::new_err("steps1 and steps2 differ in length"));
     }
+    let (z1, z2) = (pairs(&merges1)?, pairs(&merges2)?);
+    let (o1, o2) = (index(&order1)?, index(&order2)?);
+    let (s1, s2) = (index(&steps1)?, index(&steps2)?);
+    let steps = fcm::collected(s1.into_iter().zip(s2), WHAT).map_err(CoreError::from)?;
     let cuts = interruptible(py, n >= LONG / 16, || {
         fcm::dendrogram_pair_cuts(n, (&z1, &o1), (&z2, &o2), &steps)
     })?
     .map_err(CoreError::from)?;
+    const SUMS: &str = "the sums of a dendrogram's cuts";
     let wide = |f: fn(&fcm::PairCutSums) -> u128| -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let v = cuts
-            .iter()
-            .map(|c| u64::try_from(f(c)))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|_| PyValueError::new_err("a sum of squares past 2**64 - 1"))?;
-        Ok(PyArray1::from_vec(py, v))
+        if cuts.iter().any(|c| f(c) > u128::from(u64::MAX)) {
+            return Err(PyValueError::new_err("a sum of squares past 2**64 - 1"));
+        }
+        let sums = fcm::collected(cuts.iter().map(|c| f(c) as u64), SUMS);
+        Ok(PyArray1::from_vec(py, sums.map_err(CoreError::from)?))
     };
-    let floats =
-        |f: fn(&fcm::PairCutSums) -> f64| PyArray1::from_vec(py, cuts.iter().map(f).collect());
+    let floats = |f: fn(&fcm::PairCutSums) -> f64| -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let sums = fcm::collected(cuts.iter().map(f), SUMS).map_err(CoreError::from)?;
+        Ok(PyArray1::from_vec(py, sums))
+    };
     let out = pyo3::types::PyDict::new(py);
     out.set_item("merges1", wide(|c| c.merges.0 as u128)?)?;
     out.set_item("merges2", wide(|c| c.merges.1 as u128)?)?;
@@ -442,11 +450,11 @@ fn dendrogram_pair_cuts<'py>(
     out.set_item("cells_sq", wide(|c| c.cells_sq)?)?;
     out.set_item("rows_sq", wide(|c| c.rows_sq)?)?;
     out.set_item("cols_sq", wide(|c| c.cols_sq)?)?;
-    out.set_item("rows_cubed", floats(|c| c.rows_cubed as f64))?;
-    out.set_item("cols_cubed", floats(|c| c.cols_cubed as f64))?;
-    out.set_item("cells_xlnx", floats(|c| c.cells_xlnx))?;
-    out.set_item("rows_xlnx", floats(|c| c.rows_xlnx))?;
-    out.set_item("cols_xlnx", floats(|c| c.cols_xlnx))?;
+    out.set_item("rows_cubed", floats(|c| c.rows_cubed as f64)?)?;
+    out.set_item("cols_cubed", floats(|c| c.cols_cubed as f64)?)?;
+    out.set_item("cells_xlnx", floats(|c| c.cells_xlnx)?)?;
+    out.set_item("rows_xlnx", floats(|c| c.rows_xlnx)?)?;
+    out.set_item("cols_xlnx", floats(|c| c.cols_xlnx)?)?;
     Ok(out)
 }
 
