@@ -66,7 +66,7 @@ pub(crate) fn extend<T>(
 }
 
 /// The items of `items`, collected into a vector of their exact length.
-pub(crate) fn collect<T>(
+pub fn collect<T>(
     items: impl ExactSizeIterator<Item = T>,
     what: &'static str,
 ) -> Result<Vec<T>, Error> {

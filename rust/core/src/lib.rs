@@ -106,6 +106,7 @@ mod table;
 #[cfg(test)]
 mod testing;
 
+pub use alloc::collect as collected;
 pub use count::weight::{Weight, Weights, UNIT_BITS, WEIGHT_MAX};
 pub use count::weighted::{count_weighted, Weighted};
 pub use count::{count, count_columns, count_compact, count_one, Keep};
@@ -119,6 +120,6 @@ pub use label::{Constant, KeyKind, Label};
 pub use memory::usable_memory;
 pub use models::{model_parts, ModelParts, RandomModel, RECURRENCE_STEPS};
 pub use one_row::{OneRow, Singletons};
-pub use pages::{collected, copied};
+pub use pages::copied;
 pub use partitioned::Partitioned;
 pub use table::{Keys, Table};

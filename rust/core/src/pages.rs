@@ -72,16 +72,6 @@ pub fn copied<T: Copy>(items: &[T], what: &'static str) -> Result<Vec<T>, Error>
     Ok(v)
 }
 
-/// The items of `items`, whose length it knows, collected as [`copied`] copies a slice.
-pub fn collected<T>(
-    items: impl ExactSizeIterator<Item = T>,
-    what: &'static str,
-) -> Result<Vec<T>, Error> {
-    let mut v = with_capacity(items.len(), what)?;
-    v.extend(items);
-    Ok(v)
-}
-
 #[cfg(target_os = "linux")]
 fn advise(start: *const u8, bytes: usize) {
     if bytes < HUGE_FROM {

@@ -336,6 +336,31 @@ fn table_from_cells(
     Ok(Table::of(inner))
 }
 
+/// What the arrays of a dendrogram's cuts build, when refused.
+const CUT_SUMS: &str = "the sums of a dendrogram's cuts";
+
+/// One value of each cut, as an array.
+fn cut_values<'py, C, T: numpy::Element>(
+    py: Python<'py>,
+    cuts: &[C],
+    f: impl Fn(&C) -> T,
+) -> PyResult<Bound<'py, PyArray1<T>>> {
+    let values = fcm::collected(cuts.iter().map(f), CUT_SUMS).map_err(CoreError::from)?;
+    Ok(PyArray1::from_vec(py, values))
+}
+
+/// One count of each cut as uint64: an error past 2**64 - 1.
+fn cut_sums<'py, C>(
+    py: Python<'py>,
+    cuts: &[C],
+    f: impl Fn(&C) -> u128,
+) -> PyResult<Bound<'py, PyArray1<u64>>> {
+    if cuts.iter().any(|c| f(c) > u128::from(u64::MAX)) {
+        return Err(PyValueError::new_err("a sum of squares past 2**64 - 1"));
+    }
+    cut_values(py, cuts, |c| f(c) as u64)
+}
+
 /// The sums of a dendrogram's cuts ([`fcm::dendrogram_cuts`]), one array per sum, by name:
 /// the counts as uint64 (a sum of squares past 2**64 - 1 is an error), the rest float64.
 #[pyfunction]
@@ -365,22 +390,9 @@ fn dendrogram_cuts<'py>(
         fcm::dendrogram_cuts(classes, n_classes, &pairs, &order, &record, emi)
     })?
     .map_err(CoreError::from)?;
-    const SUMS: &str = "the sums of a dendrogram's cuts";
-    let wide = |f: fn(&fcm::CutSums) -> u128| -> PyResult<Bound<'py, PyArray1<u64>>> {
-        if cuts.iter().any(|c| f(c) > u128::from(u64::MAX)) {
-            return Err(PyValueError::new_err("a sum of squares past 2**64 - 1"));
-        }
-        let sums = fcm::collected(cuts.iter().map(|c| f(c) as u64), SUMS);
-        Ok(PyArray1::from_vec(py, sums.map_err(CoreError::from)?))
-    };
-    let ints = |f: fn(&fcm::CutSums) -> u64| -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let sums = fcm::collected(cuts.iter().map(f), SUMS).map_err(CoreError::from)?;
-        Ok(PyArray1::from_vec(py, sums))
-    };
-    let floats = |f: fn(&fcm::CutSums) -> f64| -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let sums = fcm::collected(cuts.iter().map(f), SUMS).map_err(CoreError::from)?;
-        Ok(PyArray1::from_vec(py, sums))
-    };
+    let wide = |f: fn(&fcm::CutSums) -> u128| cut_sums(py, &cuts, f);
+    let ints = |f: fn(&fcm::CutSums) -> u64| cut_values(py, &cuts, f);
+    let floats = |f: fn(&fcm::CutSums) -> f64| cut_values(py, &cuts, f);
     let out = pyo3::types::PyDict::new(py);
     out.set_item("merges", ints(|c| c.merges as u64)?)?;
     out.set_item("clusters", ints(|c| c.clusters)?)?;
@@ -431,18 +443,8 @@ fn dendrogram_pair_cuts<'py>(
         fcm::dendrogram_pair_cuts(n, (&z1, &o1), (&z2, &o2), &steps)
     })?
     .map_err(CoreError::from)?;
-    const SUMS: &str = "the sums of a dendrogram's cuts";
-    let wide = |f: fn(&fcm::PairCutSums) -> u128| -> PyResult<Bound<'py, PyArray1<u64>>> {
-        if cuts.iter().any(|c| f(c) > u128::from(u64::MAX)) {
-            return Err(PyValueError::new_err("a sum of squares past 2**64 - 1"));
-        }
-        let sums = fcm::collected(cuts.iter().map(|c| f(c) as u64), SUMS);
-        Ok(PyArray1::from_vec(py, sums.map_err(CoreError::from)?))
-    };
-    let floats = |f: fn(&fcm::PairCutSums) -> f64| -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let sums = fcm::collected(cuts.iter().map(f), SUMS).map_err(CoreError::from)?;
-        Ok(PyArray1::from_vec(py, sums))
-    };
+    let wide = |f: fn(&fcm::PairCutSums) -> u128| cut_sums(py, &cuts, f);
+    let floats = |f: fn(&fcm::PairCutSums) -> f64| cut_values(py, &cuts, f);
     let out = pyo3::types::PyDict::new(py);
     out.set_item("merges1", wide(|c| c.merges.0 as u128)?)?;
     out.set_item("merges2", wide(|c| c.merges.1 as u128)?)?;
