@@ -32,30 +32,12 @@ impl Weight for f64 {
         self
     }
 
-    /// `self * 2^64` rounded to the nearest integer (half up), from the float's bits:
-    /// `mantissa * 2^(exponent - 1075)`, so `mantissa` shifted by `exponent - 1011`.
+    /// `self * 2^64` rounded to the nearest integer (half up), from the float's bits
+    /// ([`float_split`]).
     #[inline(always)]
     fn units(self) -> u128 {
-        let bits = self.to_bits();
-        let exponent = ((bits >> 52) & 0x7ff) as u32;
-        let fraction = u128::from(bits & ((1 << 52) - 1));
-        let mantissa = if exponent == 0 {
-            fraction
-        } else {
-            fraction | (1 << 52)
-        };
-        // Below exponent 1011 the weight is less than 2^-11 and loses its lowest bits.
-        if exponent >= 1011 {
-            // Two `u64` shifts (at most 63 for a weight below 2^52), no `u128` one; a
-            // refused weight, shifted further, gives a meaningless sum, never used.
-            let shift = exponent - 1011;
-            let mantissa = mantissa as u64;
-            let hi = (mantissa >> 1).wrapping_shr(63u32.wrapping_sub(shift));
-            (u128::from(hi) << 64) | u128::from(mantissa.wrapping_shl(shift))
-        } else {
-            let shift = (1011 - exponent).min(120);
-            (mantissa + (1 << (shift - 1))) >> shift
-        }
+        let x = float_split(self.to_bits());
+        (u128::from(x.hi) << 64) | u128::from(x.lo)
     }
 }
 
@@ -259,6 +241,27 @@ mod tests {
         assert_eq!(7i64.units(), 7 << 64);
     }
 
+    /// `w * 2^64` rounded half up, from `w = m 2^e` in 128-bit integers: the oracle of
+    /// [`float_split`]'s units.
+    fn units_by_definition(w: f64) -> u128 {
+        let bits = w.to_bits();
+        let exponent = ((bits >> 52) & 0x7ff) as i32;
+        let fraction = u128::from(bits & ((1 << 52) - 1));
+        let (m, e) = if exponent == 0 {
+            (fraction, -1074)
+        } else {
+            (fraction | (1 << 52), exponent - 1075)
+        };
+        let shift = e + 64;
+        if shift >= 0 {
+            m << shift
+        } else if shift > -100 {
+            (m + (1 << (-shift - 1))) >> -shift
+        } else {
+            0
+        }
+    }
+
     #[test]
     fn split_floats_have_the_units_and_squares_of_the_one_by_one_conversion() {
         let mut next = crate::testing::xorshift(5);
@@ -283,7 +286,7 @@ mod tests {
         }
         for w in weights {
             let split = float_split(w.to_bits());
-            let u = w.units();
+            let u = units_by_definition(w);
             assert!(!split.odd && !w.refused(), "{w}");
             assert_eq!(
                 (u128::from(split.hi) << 64) | u128::from(split.lo),
