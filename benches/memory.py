@@ -47,6 +47,12 @@ CASES = {
         "t = rng.integers(0, 10**12, n); p = rng.integers(0, 10**12, n)",
         "fcm.adjusted_rand_score(t, p)",
     ),
+    "hash ARI repeats": (
+        "int64 labels spread over 1e12, n / 8 distinct pairs",
+        "k = rng.integers(0, n // 8, n); t = rng.integers(0, 10**12, n // 8)[k];"
+        " p = rng.integers(0, 10**12, n // 8)[k]",
+        "fcm.adjusted_rand_score(t, p)",
+    ),
     "real weights ARI": (
         "20 x 30 int64 labels, float64 weights",
         "t = rng.integers(0, 20, n); p = rng.integers(0, 30, n); w = rng.random(n) + 0.5",

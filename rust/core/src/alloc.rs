@@ -3,8 +3,11 @@
 //! limit such as `ulimit -v`, as HPC schedulers set): the interpreter that called us and
 //! everything in it would be gone. These helpers return [`Error::OutOfMemory`] instead,
 //! naming what was being built and how many bytes it needed, which the binding raises as
-//! Python's `MemoryError`; what was allocated before is freed as the error unwinds.
+//! Python's `MemoryError`; what was allocated before is freed as the error unwinds. A
+//! path that has a way needing less memory takes it when refused ([`or_less`]).
 
+#[cfg(test)]
+use std::cell::Cell;
 use std::hash::{BuildHasher, Hash};
 use std::sync::OnceLock;
 
@@ -12,10 +15,61 @@ use hashbrown::HashMap;
 
 use crate::error::Error;
 
+/// The bytes of `items` values of `T`.
+fn bytes<T>(items: usize) -> usize {
+    items.saturating_mul(std::mem::size_of::<T>())
+}
+
 fn refused<T>(what: &'static str, items: usize) -> Error {
     Error::OutOfMemory {
         what,
-        bytes: items.saturating_mul(std::mem::size_of::<T>()),
+        bytes: bytes::<T>(items),
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// (Unit tests only) allocations of at least this many bytes made through these
+    /// helpers on this thread are refused, as an address-space limit refuses them.
+    static REFUSE_FROM: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+/// (Unit tests only) `f` run with every allocation of at least `bytes` made through these
+/// helpers on this thread refused.
+#[cfg(test)]
+pub(crate) fn refusing_from<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
+    let before = REFUSE_FROM.replace(bytes);
+    let out = f();
+    REFUSE_FROM.set(before);
+    out
+}
+
+/// Whether an allocation of `bytes` may be tried (always, outside unit tests).
+#[inline]
+fn allowed(bytes: usize) -> bool {
+    #[cfg(test)]
+    if bytes >= REFUSE_FROM.get() {
+        return false;
+    }
+    let _ = bytes;
+    true
+}
+
+/// Whether `error` is memory refused, by the system ([`Error::OutOfMemory`]) or as more
+/// than the process may use ([`Error::PastUsable`]).
+pub(crate) fn is_refusal(error: &Error) -> bool {
+    matches!(error, Error::OutOfMemory { .. } | Error::PastUsable { .. })
+}
+
+/// `first()`, or, if it was refused memory, `less()`: a way to the same result that needs
+/// less memory (sorting in place rather than through a buffer, say) and is slower.
+pub(crate) fn or_less<T>(
+    first: impl FnOnce() -> Result<T, Error>,
+    less: impl FnOnce() -> Result<T, Error>,
+) -> Result<T, Error> {
+    match first() {
+        Err(error) if is_refusal(&error) => less(),
+        other => other,
     }
 }
 
@@ -25,15 +79,32 @@ pub(crate) fn reserve<T>(
     additional: usize,
     what: &'static str,
 ) -> Result<(), Error> {
+    let total = v.len().saturating_add(additional);
+    if total > v.capacity() && !allowed(bytes::<T>(total.max(2 * v.capacity()))) {
+        return Err(refused::<T>(what, total));
+    }
     v.try_reserve(additional)
-        .map_err(|_| refused::<T>(what, v.len().saturating_add(additional)))
+        .map_err(|_| refused::<T>(what, total))
+}
+
+/// Room in `v` for exactly `additional` more items (no more than that is allocated).
+pub(crate) fn reserve_exact<T>(
+    v: &mut Vec<T>,
+    additional: usize,
+    what: &'static str,
+) -> Result<(), Error> {
+    let total = v.len().saturating_add(additional);
+    if total > v.capacity() && !allowed(bytes::<T>(total)) {
+        return Err(refused::<T>(what, total));
+    }
+    v.try_reserve_exact(additional)
+        .map_err(|_| refused::<T>(what, total))
 }
 
 /// An empty vector with room for `len` items.
 pub(crate) fn with_capacity<T>(len: usize, what: &'static str) -> Result<Vec<T>, Error> {
     let mut v = Vec::new();
-    v.try_reserve_exact(len)
-        .map_err(|_| refused::<T>(what, len))?;
+    reserve_exact(&mut v, len, what)?;
     Ok(v)
 }
 
@@ -109,8 +180,12 @@ pub(crate) fn reserve_map<K: Eq + Hash, V, S: BuildHasher>(
     additional: usize,
     what: &'static str,
 ) -> Result<(), Error> {
+    let total = map.len().saturating_add(additional);
+    if total > map.capacity() && !allowed(bytes::<(K, V)>(total)) {
+        return Err(refused::<(K, V)>(what, total));
+    }
     map.try_reserve(additional)
-        .map_err(|_| refused::<(K, V)>(what, map.len().saturating_add(additional)))
+        .map_err(|_| refused::<(K, V)>(what, total))
 }
 
 /// Room in `map` for one more entry: when full, it doubles (at least 16), fallibly.
@@ -151,6 +226,27 @@ mod tests {
         assert_eq!(v, [7, 8, 9]);
         assert_eq!(collect([1u8, 2].into_iter(), "x").unwrap(), [1, 2]);
         assert_eq!(filled(3, 5u8, "x").unwrap(), [5, 5, 5]);
+    }
+
+    #[test]
+    fn a_way_that_needs_less_is_taken_on_refusal_alone() {
+        let refused = || -> Result<u8, Error> { with_capacity::<u8>(64, "x").map(|_| 1) };
+        assert_eq!(refusing_from(64, || or_less(refused, || Ok(2))), Ok(2));
+        assert_eq!(refusing_from(65, || or_less(refused, || Ok(2))), Ok(1));
+        let stopped = || -> Result<u8, Error> { Err(Error::Stopped) };
+        assert_eq!(or_less(stopped, || Ok(2)), Err(Error::Stopped));
+        // Growth within the room a vector has is never refused.
+        let mut v: Vec<u64> = with_capacity(100, "x").unwrap();
+        refusing_from(8, || reserve_exact(&mut v, 100, "x")).unwrap();
+        let refusal = refusing_from(8, || reserve(&mut v, 101, "the test's cells"));
+        assert_eq!(
+            refusal,
+            Err(Error::OutOfMemory {
+                what: "the test's cells",
+                bytes: 808
+            })
+        );
+        assert!(is_refusal(&refusal.unwrap_err()));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! One thread's counter: its dense window, and for pairs outside any affordable window
 //! a hash map with a fixed-seed hasher, which past [`SPILL_AT`] distinct pairs spills
-//! pairs to a list instead, sorted once at the end.
+//! pairs to a list instead, sorted once at the end. Where memory for the list is refused,
+//! its repeated pairs are added up in place to make room ([`make_room`]).
 
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
@@ -8,7 +9,9 @@ use hashbrown::HashMap;
 use crate::alloc;
 use crate::error::Error;
 use crate::label::Label;
+use crate::memory;
 use crate::stop;
+use crate::table::sort_cells;
 
 use super::growth::{Growth, Place, Span};
 use super::window::{Window, CHUNK};
@@ -18,6 +21,61 @@ const SPILL_AT: usize = 1 << 16;
 
 /// What a refused spill was building.
 const SPILL_WHAT: &str = "the pairs of labels of a table with many cells";
+
+/// A pair of keys and its count.
+type Pair = (u64, u64, u64);
+
+/// The repeated pairs of `pairs` added up in place, each pair then listed once, sorted.
+fn add_up(pairs: &mut Vec<Pair>) -> Result<(), Error> {
+    #[cfg(test)]
+    tests::ADDED_UP.with(|f| f.set(f.get() + 1));
+    sort_cells(pairs, 1)
+}
+
+/// Room for `more` pairs in `pairs` (pairs and their counts, a pair perhaps listed more
+/// than once). `amortised` (a list that grows by chunks): its room doubled, or where that
+/// is refused an eighth more; otherwise just `more`. A growth is refused by the system or
+/// as more than the process may use ([`memory::check`], before its pages are written).
+/// Where every growth is refused, the repeated pairs are added up in place (sorted, each
+/// pair then once), which needs no memory: the room that frees is used if it is a
+/// quarter of the list or more (less, and a list that grows would be sorted again and
+/// again), else the refusal is returned.
+pub(super) fn make_room(
+    pairs: &mut Vec<Pair>,
+    more: usize,
+    amortised: bool,
+    what: &'static str,
+) -> Result<(), Error> {
+    if pairs.capacity() - pairs.len() >= more {
+        return Ok(());
+    }
+    let grow = |pairs: &mut Vec<Pair>, step: usize| {
+        memory::check(step.saturating_mul(std::mem::size_of::<Pair>()), what)?;
+        alloc::reserve_exact(pairs, step, what)
+    };
+    let len = pairs.len();
+    let steps = if amortised {
+        vec![len.max(more), (len / 8).max(more)]
+    } else {
+        vec![more]
+    };
+    let mut refusal = None;
+    for step in steps {
+        match grow(pairs, step) {
+            Err(error) if alloc::is_refusal(&error) => refusal = Some(error),
+            done => return done,
+        }
+    }
+    let refusal = refusal.unwrap_or(Error::OutOfMemory { what, bytes: 0 });
+    add_up(pairs)?;
+    if amortised && len - pairs.len() < len / 4 {
+        return Err(refusal);
+    }
+    if pairs.capacity() - pairs.len() >= more {
+        return Ok(());
+    }
+    grow(pairs, more).map_err(|_| refusal)
+}
 
 /// Per-chunk buffers: cell indices and widened keys.
 pub(super) struct Scratch {
@@ -126,11 +184,11 @@ impl Counter {
                 w.add(ka, kb);
                 Ok(())
             }
-            _ if !self.spill.is_empty() => alloc::extend(
-                &mut self.spill,
-                ka.iter().zip(kb).map(|(&x, &y)| (x, y, 1)),
-                SPILL_WHAT,
-            ),
+            _ if !self.spill.is_empty() => make_room(&mut self.spill, ka.len(), true, SPILL_WHAT)
+                .map(|()| {
+                    self.spill
+                        .extend(ka.iter().zip(kb).map(|(&x, &y)| (x, y, 1)));
+                }),
             _ => {
                 for (&x, &y) in ka.iter().zip(kb) {
                     *self.sparse.entry((x, y)).or_insert(0) += 1;
@@ -170,7 +228,9 @@ impl Counter {
     /// Appends every non-zero `(key_a, key_b, count)`; the window's come in key order. The
     /// spill (hundreds of megabytes at tens of millions of spread keys) becomes `out` if
     /// `out` is empty, and is otherwise copied in parts, each after a look for a stop.
-    pub(super) fn drain_into(mut self, out: &mut Vec<(u64, u64, u64)>) -> Result<(), Error> {
+    /// `out` grows by exactly what is added; where that is refused, the repeated pairs of
+    /// `out` ([`make_room`]), then of the spill, are added up in place.
+    pub(super) fn drain_into(mut self, out: &mut Vec<Pair>) -> Result<(), Error> {
         const WHAT: &str = "the cells of a table";
         if out.is_empty() && out.capacity() < self.spill.len() {
             std::mem::swap(out, &mut self.spill);
@@ -178,7 +238,7 @@ impl Counter {
         if let Some(mut w) = self.window {
             w.fold();
             let cells = w.counts.iter().filter(|&&c| c != 0).count();
-            alloc::reserve(out, cells, WHAT)?;
+            make_room(out, cells, false, WHAT)?;
             for (i, row) in w.counts.chunks_exact(w.nb as usize).enumerate() {
                 let ka = w.a0 + i as u64;
                 for (j, &c) in row.iter().enumerate() {
@@ -188,16 +248,29 @@ impl Counter {
                 }
             }
         }
-        alloc::extend(
-            out,
-            self.sparse.into_iter().map(|((x, y), c)| (x, y, c)),
-            WHAT,
-        )?;
-        alloc::reserve(out, self.spill.len(), WHAT)?;
+        make_room(out, self.sparse.len(), false, WHAT)?;
+        out.extend(self.sparse.into_iter().map(|((x, y), c)| (x, y, c)));
+        if let Err(error) = make_room(out, self.spill.len(), false, WHAT) {
+            if !alloc::is_refusal(&error) {
+                return Err(error);
+            }
+            add_up(&mut self.spill)?;
+            self.spill.shrink_to_fit();
+            make_room(out, self.spill.len(), false, WHAT)?;
+        }
         for part in self.spill.chunks(stop::EVERY) {
             stop::check()?;
             out.extend_from_slice(part);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    thread_local! {
+        /// How many lists of pairs were added up in place on this thread ([`super::add_up`]).
+        pub(in crate::count) static ADDED_UP: std::cell::Cell<usize> =
+            const { std::cell::Cell::new(0) };
     }
 }

@@ -776,4 +776,58 @@ mod tests {
             Error::LengthMismatch { left: 2, right: 1 }
         );
     }
+
+    /// `n` samples of `distinct` pairs of keys spread over 2^40 (each pair drawn at random).
+    fn repeated_pairs(n: usize, distinct: usize, seed: u64) -> (Vec<i64>, Vec<i64>) {
+        let mut next = crate::testing::xorshift(seed);
+        let pairs: Vec<(i64, i64)> = (0..distinct)
+            .map(|_| ((next() >> 24) as i64, (next() >> 24) as i64))
+            .collect();
+        (0..n).map(|_| pairs[next() as usize % distinct]).unzip()
+    }
+
+    fn added_up() -> usize {
+        counter::tests::ADDED_UP.with(|f| f.get())
+    }
+
+    #[test]
+    fn a_spill_refused_memory_adds_up_its_repeated_pairs() {
+        // 1e6 samples of 1e5 spread pairs: the spill lists each sample (24 MB), its pairs
+        // take 2.4 MB. Allocations from 8 MiB refused: the spill grows by eighths, then is
+        // added up in place, more than once.
+        let (a, b) = repeated_pairs(1_000_000, 100_000, 3);
+        let want = naive(&a, &b);
+        let before = added_up();
+        let got = crate::alloc::refusing_from(8 << 20, || count_in(&a, &b, 1)).unwrap();
+        assert!(added_up() - before >= 2, "{}", added_up() - before);
+        assert_eq!(as_map(&got), want);
+        assert_eq!(got, count_in(&a, &b, 1).unwrap());
+        // Distinct pairs cannot be listed in less: refused, naming the spill.
+        let (a, b) = repeated_pairs(1_000_000, 1_000_000_000, 4);
+        let got = crate::alloc::refusing_from(8 << 20, || count_in(&a, &b, 1));
+        assert!(
+            matches!(got, Err(Error::OutOfMemory { what, .. }) if what.contains("pairs of labels")),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn counters_merged_in_refused_memory_add_up_their_pairs() {
+        // Two threads' counters, the first's spill becoming the list of cells: the second's
+        // (19 MB) does not fit beside it under a 4 MiB refusal until both are added up.
+        let (a, b) = repeated_pairs(1_000_000, 100_000, 5);
+        let (first, second) = (count_block(&a[..200_000], &b[..200_000]), {
+            count_block(&a[200_000..], &b[200_000..])
+        });
+        let before = added_up();
+        let got = crate::alloc::refusing_from(4 << 20, || {
+            let mut cells = Vec::new();
+            first.drain_into(&mut cells)?;
+            second.drain_into(&mut cells)?;
+            Table::from_key_cells(cells, false, i64::KIND, i64::KIND, 1)
+        })
+        .unwrap();
+        assert_eq!(added_up() - before, 2);
+        assert_eq!(as_map(&got), naive(&a, &b));
+    }
 }

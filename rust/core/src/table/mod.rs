@@ -69,20 +69,27 @@ impl Table {
         if !sorted {
             sort_cells(&mut cells, threads)?;
         }
+        // Repeated pairs were added up: the room they took goes back before the table's
+        // own arrays are made, and those are made at their exact lengths.
+        cells.shrink_to_fit();
         const WHAT: &str = "the cells of a table";
+        const ROWS: &str = "the rows of a table";
         let (col_keys, col_index) = column_keys(&cells)?;
-        let mut row_keys = Vec::new();
+        let n_rows = cells.first().map_or(0, |_| {
+            1 + cells.windows(2).filter(|w| w[0].0 != w[1].0).count()
+        });
+        let mut row_keys = alloc::with_capacity(n_rows, ROWS)?;
+        let mut row_sums = alloc::with_capacity(n_rows, ROWS)?;
         let mut cell_row = alloc::with_capacity(cells.len(), WHAT)?;
         let mut cell_col = alloc::with_capacity(cells.len(), WHAT)?;
         let mut cell_count = alloc::with_capacity(cells.len(), WHAT)?;
-        let mut row_sums = Vec::new();
         let mut col_sums = alloc::filled(col_keys.len(), 0u64, "the column sums of a table")?;
         for (p, part) in cells.chunks(stop::EVERY).enumerate() {
             stop::check()?;
             for (i, &(a, b, c)) in part.iter().enumerate() {
                 if row_keys.last() != Some(&a) {
-                    alloc::push(&mut row_keys, a, "the rows of a table")?;
-                    alloc::push(&mut row_sums, 0, "the rows of a table")?;
+                    row_keys.push(a);
+                    row_sums.push(0);
                 }
                 let j = col_index.get(&col_keys, b, p * stop::EVERY + i);
                 if let Some(s) = row_sums.last_mut() {
@@ -170,13 +177,14 @@ impl Table {
             }
             Table::from_dense(0, 0, n_cols, &dense, KeyKind::Unsigned, KeyKind::Unsigned)?
         } else {
-            let cells = rows
-                .iter()
-                .zip(cols)
-                .zip(counts)
-                .filter(|(_, &v)| v > 0)
-                .map(|((&r, &c), &v)| (r as u64, c as u64, v as u64))
-                .collect();
+            let mut cells = alloc::with_capacity(counts.len(), "the cells of a table")?;
+            cells.extend(
+                rows.iter()
+                    .zip(cols)
+                    .zip(counts)
+                    .filter(|(_, &v)| v > 0)
+                    .map(|((&r, &c), &v)| (r as u64, c as u64, v as u64)),
+            );
             Table::from_key_cells(cells, false, KeyKind::Unsigned, KeyKind::Unsigned, 1)?
         };
         // Re-index onto the full shape, keeping empty rows and columns.
@@ -184,26 +192,25 @@ impl Table {
             for i in idx.iter_mut() {
                 *i = keys[*i as usize] as u32;
             }
-            let mut all = vec![0u64; len];
+            let mut all = alloc::filled(len, 0u64, "the sums of a table's rows or columns")?;
             for (&k, &s) in keys.iter().zip(sums) {
                 all[k as usize] = s;
             }
-            all
+            let every = alloc::collect((0..len).map(|k| k as u64), "the labels of a table")?;
+            Ok::<_, Error>((all, every))
         };
-        table.row_sums = full(
+        (table.row_sums, table.rows.keys) = full(
             &table.rows.keys,
             &mut table.cell_row,
             &table.row_sums,
             n_rows,
-        );
-        table.col_sums = full(
+        )?;
+        (table.col_sums, table.cols.keys) = full(
             &table.cols.keys,
             &mut table.cell_col,
             &table.col_sums,
             n_cols,
-        );
-        table.rows.keys = (0..n_rows as u64).collect();
-        table.cols.keys = (0..n_cols as u64).collect();
+        )?;
         Ok(table)
     }
 

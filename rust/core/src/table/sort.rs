@@ -12,18 +12,19 @@ use crate::pool;
 use crate::stop;
 
 /// Sorts cells by (row key, column key) and adds up the payloads of equal keys, leaving
-/// each pair once: radix-sorted where the keys pack ([`radix_sort`]), compared (on the
-/// pool for many cells) where they do not. A stop request ends it with
-/// [`Error::Stopped`].
+/// each pair once: radix-sorted where the keys pack ([`radix_sort`]), compared in place
+/// (on the pool for many cells) where they do not, or where the radix sort's buffers
+/// were refused. A stop request ends it with [`Error::Stopped`].
 pub(crate) fn sort_cells<T>(cells: &mut Vec<(u64, u64, T)>, threads: usize) -> Result<(), Error>
 where
     T: Copy + Default + Send + AddAssign,
 {
-    if !radix_sort(cells)? {
+    if !alloc::or_less(|| radix_sort(cells), || Ok(false))? {
+        let key = |c: &(u64, u64, T)| (c.0, c.1);
         if threads > 1 && cells.len() > 1 << 16 {
-            pool::run(|| quicksort(cells, true, 0));
+            pool::run(|| quicksort(cells, key, true, 0));
         } else {
-            quicksort(cells, false, 0);
+            quicksort(cells, key, false, 0);
         }
     }
     // A stopped sort leaves the cells out of order.
@@ -41,79 +42,81 @@ where
 /// Pieces of at most this many cells are sorted whole (a few milliseconds each).
 const PIECE: usize = 1 << 16;
 
-/// Sorts cells by (row key, column key), stopping soon after a stop is requested (then
-/// they are left in no particular order): partitioned around pivots, the two sides on the
-/// pool's threads where `parallel`, down to pieces of [`PIECE`] cells, which the standard
+/// Sorts `items` by `key` in place, stopping soon after a stop is requested (then they
+/// are left in no particular order): partitioned around pivots, the two sides on the
+/// pool's threads where `parallel`, down to pieces of [`PIECE`] items, which the standard
 /// library sorts. The library's parallel sort of 3e7 cells ran a second and could not be
 /// stopped.
-fn quicksort<T: Copy + Send>(cells: &mut [(u64, u64, T)], parallel: bool, depth: u32) {
+fn quicksort<T, K, F>(items: &mut [T], key: F, parallel: bool, depth: u32)
+where
+    T: Copy + Send,
+    K: Ord + Copy,
+    F: Fn(&T) -> K + Sync + Copy,
+{
     if stop::requested() {
         return;
     }
     // Past twice the depth of balanced pivots (adversarial keys), the library's sort,
     // which guarantees n log n, takes the piece whole.
-    if cells.len() <= PIECE || depth > 2 * (usize::BITS - cells.len().leading_zeros()) {
-        cells.sort_unstable_by_key(|&(a, b, _)| (a, b));
+    if items.len() <= PIECE || depth > 2 * (usize::BITS - items.len().leading_zeros()) {
+        items.sort_unstable_by_key(key);
         return;
     }
-    let pivot = ninther(cells);
-    let Some(below) = partition(cells, |c| (c.0, c.1) < pivot) else {
+    let pivot = ninther(items, key);
+    let Some(below) = partition(items, |c| key(c) < pivot) else {
         return;
     };
     if below == 0 {
-        // The pivot is the least key: the cells equal to it go first, sorted as they are.
-        if let Some(equal) = partition(cells, |c| (c.0, c.1) <= pivot) {
-            quicksort(&mut cells[equal..], parallel, depth + 1);
+        // The pivot is the least key: the items equal to it go first, sorted as they are.
+        if let Some(equal) = partition(items, |c| key(c) <= pivot) {
+            quicksort(&mut items[equal..], key, parallel, depth + 1);
         }
         return;
     }
-    let (low, high) = cells.split_at_mut(below);
+    let (low, high) = items.split_at_mut(below);
     if parallel {
         rayon::join(
-            || quicksort(low, true, depth + 1),
-            || quicksort(high, true, depth + 1),
+            || quicksort(low, key, true, depth + 1),
+            || quicksort(high, key, true, depth + 1),
         );
     } else {
-        quicksort(low, false, depth + 1);
-        quicksort(high, false, depth + 1);
+        quicksort(low, key, false, depth + 1);
+        quicksort(high, key, false, depth + 1);
     }
 }
 
-/// The median of three medians of three keys spread over `cells` (Tukey's ninther).
-fn ninther<T: Copy>(cells: &[(u64, u64, T)]) -> (u64, u64) {
-    let key = |i: usize| (cells[i].0, cells[i].1);
+/// The median of three medians of three keys spread over `items` (Tukey's ninther).
+fn ninther<T, K: Ord + Copy>(items: &[T], key: impl Fn(&T) -> K) -> K {
+    let key = |i: usize| key(&items[i]);
     let median = |a, b, c| {
         let (x, y, z) = (key(a), key(b), key(c));
         x.max(y).min(x.min(y).max(z))
     };
-    let step = cells.len() / 9;
+    let step = items.len() / 9;
     let m = |k: usize| median(k * 3 * step, (k * 3 + 1) * step, (k * 3 + 2) * step);
     let (x, y, z) = (m(0), m(1), m(2));
     x.max(y).min(x.min(y).max(z))
 }
 
-/// Moves the cells for which `first` holds before the rest; returns their number, or
+/// Moves the items for which `first` holds before the rest; returns their number, or
 /// `None` if a stop was requested meanwhile.
-fn partition<T: Copy>(
-    cells: &mut [(u64, u64, T)],
-    first: impl Fn(&(u64, u64, T)) -> bool,
-) -> Option<usize> {
-    let (mut i, mut j) = (0, cells.len());
+fn partition<T: Copy>(items: &mut [T], first: impl Fn(&T) -> bool) -> Option<usize> {
+    let (mut i, mut j) = (0, items.len());
     let mut next_check = stop::EVERY;
     loop {
-        while i < j && first(&cells[i]) {
+        while i < j && first(&items[i]) {
             i += 1;
         }
-        while i < j && !first(&cells[j - 1]) {
+        while i < j && !first(&items[j - 1]) {
             j -= 1;
         }
         if i >= j {
             return Some(i);
         }
-        cells.swap(i, j - 1);
+        items.swap(i, j - 1);
         i += 1;
         j -= 1;
-        if i + (cells.len() - j) >= next_check {
+        if i + (items.len() - j) >= next_check {
             if stop::requested() {
                 return None;
             }
@@ -232,42 +235,52 @@ fn radix_pairs<T: Copy + Default>(
 /// The sorted distinct column keys of `cells`, and an index from key to position. When
 /// the keys span a range not much wider than there are cells (a table counted in a dense
 /// window, or small labels), they are found by marking the range, not by sorting: for
-/// wide tables (hundreds of thousands of cells) sorting cost more than counting.
+/// wide tables (hundreds of thousands of cells) sorting cost more than counting. Where
+/// the memory for marking or numbering is refused, the keys are sorted in place and each
+/// cell's found by binary search ([`sorted_columns`]), which needs 8 bytes a cell.
 pub(super) fn column_keys(cells: &[(u64, u64, u64)]) -> Result<(Vec<u64>, ColIndex), Error> {
-    const WHAT: &str = "the columns of a table";
     let (lo, hi) = cells
         .iter()
         .fold((u64::MAX, 0), |(lo, hi), c| (lo.min(c.1), hi.max(c.1)));
     if lo <= hi && hi - lo < 4 * (cells.len() as u64).max(1024) {
-        const ABSENT: u32 = u32::MAX;
-        let mut position = gather(std::iter::repeat_n(ABSENT, (hi - lo) as usize + 1), WHAT)?;
-        for c in cells {
-            position[(c.1 - lo) as usize] = 0;
-        }
-        let mut keys = Vec::new();
-        for (offset, p) in position.iter_mut().enumerate() {
-            if *p != ABSENT {
-                // At most `cells.len()` keys; the caller refuses more than u32 can index.
-                *p = keys.len() as u32;
-                alloc::push(&mut keys, lo + offset as u64, WHAT)?;
-            }
-        }
-        return Ok((
-            keys,
-            ColIndex::Dense {
-                start: lo,
-                position,
-            },
-        ));
+        return alloc::or_less(|| marked_columns(cells, lo, hi), || sorted_columns(cells));
     }
     if cells.len() >= 1 << 16 && cells.len() <= u32::MAX as usize {
-        return numbered_columns(cells, lo, hi);
+        return alloc::or_less(|| numbered_columns(cells, lo, hi), || sorted_columns(cells));
     }
-    let mut keys: Vec<u64> = alloc::collect(cells.iter().map(|c| c.1), WHAT)?;
-    sort_keys(&mut keys)?;
-    keys.dedup();
-    let index = ColIndex::new(&keys, cells.len())?;
-    Ok((keys, index))
+    sorted_columns(cells)
+}
+
+const COLUMNS: &str = "the columns of a table";
+
+/// [`column_keys`] of cells whose column keys run from `lo` to `hi`, a range not much
+/// wider than there are cells: the range marked where a cell's key is.
+fn marked_columns(
+    cells: &[(u64, u64, u64)],
+    lo: u64,
+    hi: u64,
+) -> Result<(Vec<u64>, ColIndex), Error> {
+    const ABSENT: u32 = u32::MAX;
+    let mut position = gather(std::iter::repeat_n(ABSENT, (hi - lo) as usize + 1), COLUMNS)?;
+    for c in cells {
+        position[(c.1 - lo) as usize] = 0;
+    }
+    let present = position.iter().filter(|&&p| p != ABSENT).count();
+    let mut keys = alloc::with_capacity(present, COLUMNS)?;
+    for (offset, p) in position.iter_mut().enumerate() {
+        if *p != ABSENT {
+            // At most `cells.len()` keys; the caller refuses more than u32 can index.
+            *p = keys.len() as u32;
+            keys.push(lo + offset as u64);
+        }
+    }
+    Ok((
+        keys,
+        ColIndex::Dense {
+            start: lo,
+            position,
+        },
+    ))
 }
 
 /// [`column_keys`] of many cells whose column keys (from `lo` to `hi`) spread too wide to
@@ -279,21 +292,21 @@ fn numbered_columns(
     lo: u64,
     hi: u64,
 ) -> Result<(Vec<u64>, ColIndex), Error> {
-    const WHAT: &str = "the columns of a table";
     let mut keyed: Vec<(u64, u32)> = gather(
         cells.iter().enumerate().map(|(i, c)| (c.1 - lo, i as u32)),
-        WHAT,
+        COLUMNS,
     )?;
-    if !radix_pairs(&mut keyed, hi - lo, WHAT)? {
+    if !radix_pairs(&mut keyed, hi - lo, COLUMNS)? {
         return Err(Error::Stopped);
     }
-    let mut keys = Vec::new();
-    let mut number = gather(std::iter::repeat_n(0u32, cells.len()), WHAT)?;
+    let distinct = 1 + keyed.windows(2).filter(|w| w[0].0 != w[1].0).count();
+    let mut keys = alloc::with_capacity(distinct, COLUMNS)?;
+    let mut number = gather(std::iter::repeat_n(0u32, cells.len()), COLUMNS)?;
     for part in keyed.chunks(stop::EVERY) {
         stop::check()?;
         for &(k, i) in part {
             if keys.last() != Some(&(lo + k)) {
-                alloc::push(&mut keys, lo + k, WHAT)?;
+                keys.push(lo + k);
             }
             number[i as usize] = keys.len() as u32 - 1;
         }
@@ -301,8 +314,23 @@ fn numbered_columns(
     Ok((keys, ColIndex::Numbered(number)))
 }
 
+/// [`column_keys`] by the keys alone, sorted and made distinct in place, then indexed as
+/// [`ColIndex::new`] chooses, or by binary search where its memory is refused.
+fn sorted_columns(cells: &[(u64, u64, u64)]) -> Result<(Vec<u64>, ColIndex), Error> {
+    let mut keys: Vec<u64> = alloc::collect(cells.iter().map(|c| c.1), COLUMNS)?;
+    sort_keys(&mut keys)?;
+    keys.dedup();
+    keys.shrink_to_fit();
+    let index = alloc::or_less(
+        || ColIndex::new(&keys, cells.len()),
+        || Ok(ColIndex::Search),
+    )?;
+    Ok((keys, index))
+}
+
 /// Sorts `keys`: for many (more cells than [`numbered_columns`] can number), by
-/// [`radix_pairs`], which looks for a stop request as it goes.
+/// [`radix_pairs`], or in place where its buffer is refused; both look for a stop
+/// request as they go.
 fn sort_keys(keys: &mut Vec<u64>) -> Result<(), Error> {
     if keys.len() < 1 << 16 {
         keys.sort_unstable();
@@ -316,11 +344,18 @@ fn sort_keys(keys: &mut Vec<u64>) -> Result<(), Error> {
         .into_iter()
         .map(|k| (k - lo, ()))
         .collect();
-    if !radix_pairs(&mut pairs, hi - lo, "sorting the columns of a table")? {
-        return Err(Error::Stopped);
-    }
+    let sorted = radix_pairs(&mut pairs, hi - lo, "sorting the columns of a table");
     *keys = pairs.into_iter().map(|(k, ())| lo + k).collect();
-    Ok(())
+    match sorted {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Error::Stopped),
+        // The buffer was refused before the keys were moved.
+        Err(error) if alloc::is_refusal(&error) => {
+            quicksort(keys, |&k| k, false, 0);
+            stop::check()
+        }
+        Err(error) => Err(error),
+    }
 }
 
 /// Finds a cell's column's position among the sorted distinct column keys: by binary
@@ -423,7 +458,7 @@ mod tests {
             want.sort_unstable_by_key(|&(a, b, _)| (a, b));
             for parallel in [false, true] {
                 let mut got = cells.clone();
-                crate::pool::run(|| quicksort(&mut got, parallel, 0));
+                crate::pool::run(|| quicksort(&mut got, |c| (c.0, c.1), parallel, 0));
                 let keys =
                     |c: &[(u64, u64, u32)]| c.iter().map(|&(a, b, _)| (a, b)).collect::<Vec<_>>();
                 assert_eq!(keys(&got), keys(&want), "{shape}");
@@ -477,5 +512,40 @@ mod tests {
             Table::from_key_cells(cells, false, KeyKind::Unsigned, KeyKind::Unsigned, 1).unwrap();
         assert_eq!(t.n, 5003);
         assert_eq!(t.cols.keys.last(), Some(&u64::MAX));
+    }
+
+    #[test]
+    fn refused_buffers_sort_and_index_in_place_alike() {
+        let mut next = crate::testing::xorshift(9);
+        // Keys sorted through a buffer, and in place where its 1.6 MB is refused.
+        let keys: Vec<u64> = (0..200_000).map(|_| next() >> 20).collect();
+        let mut want = keys.clone();
+        want.sort_unstable();
+        let mut got = keys.clone();
+        crate::alloc::refusing_from(1 << 20, || sort_keys(&mut got)).unwrap();
+        assert_eq!(got, want);
+        // Cells that pack, radix-sorted or (their 3.2 MB of keys refused) compared in place.
+        let cells: Vec<(u64, u64, u64)> = (0..200_000)
+            .map(|_| (next() % 5000, next() % 7000, 1))
+            .collect();
+        let mut want = cells.clone();
+        sort_cells(&mut want, 1).unwrap();
+        let mut got = cells.clone();
+        crate::alloc::refusing_from(1 << 20, || sort_cells(&mut got, 1)).unwrap();
+        assert_eq!(got, want);
+        // Columns marked, numbered or hashed, and found by binary search where the memory
+        // for those is refused: the same keys, each cell finding its own.
+        for spread in [300_000u64, 1 << 50] {
+            let cells: Vec<(u64, u64, u64)> =
+                (0..100_000).map(|i| (i / 3, next() % spread, 1)).collect();
+            let (want, _) = column_keys(&cells).unwrap();
+            let (keys, index) =
+                crate::alloc::refusing_from(1 << 20, || column_keys(&cells)).unwrap();
+            assert!(matches!(index, ColIndex::Search), "{spread}");
+            assert_eq!(keys, want, "{spread}");
+            for (i, c) in cells.iter().enumerate() {
+                assert_eq!(keys[index.get(&keys, c.1, i)], c.1, "{spread}");
+            }
+        }
     }
 }
