@@ -112,16 +112,16 @@ pub fn dendrogram_cuts(
         "the largest cell of each class of a dendrogram",
     )?;
     let mut nodes = Nodes::new(n, merges.len())?;
-    // A leaf is made into a cluster when first merged; a map of one cell is too small to
-    // be refused where the merges' growth is not.
+    // A leaf is made into a cluster when first merged.
     let leaf = |i: usize| {
         let mut leaf = Cluster::default();
         if classes[i] != u32::MAX {
+            alloc::reserve_map(&mut leaf.cells, 1, "a dendrogram's leaf")?;
             leaf.cells.insert(classes[i], 1);
             leaf.size = 1;
             leaf.max = 1;
         }
-        leaf
+        Ok(leaf)
     };
     let mut out = alloc::with_capacity(record.len(), "the sums of a dendrogram's cuts")?;
     let mut next = record.iter().peekable();
@@ -222,18 +222,24 @@ impl<T> Nodes<T> {
         &mut self,
         merges: &[(u64, u64)],
         m: usize,
-        mut leaf: impl FnMut(usize) -> T,
+        mut leaf: impl FnMut(usize) -> Result<T, Error>,
     ) -> Result<(T, T), Error> {
         let &(left, right) = merges
             .get(m)
             .ok_or_else(|| Error::BadTree(format!("merge {m} of {} in the order", merges.len())))?;
         let bad = |what: String| Error::BadTree(format!("merge {m} joins {what}"));
-        let a = self.take(left, &mut leaf).map_err(bad)?;
-        let b = self.take(right, &mut leaf).map_err(bad)?;
+        let a = self.take(left, &mut leaf).map_err(bad)??;
+        let b = self.take(right, &mut leaf).map_err(bad)??;
         Ok((a, b))
     }
 
-    fn take(&mut self, node: u64, leaf: &mut impl FnMut(usize) -> T) -> Result<T, String> {
+    /// Node `node`, a leaf made by `leaf` (which may be refused memory) or the cluster a
+    /// merge formed; a description of the node if the tree breaks a rule there.
+    fn take(
+        &mut self,
+        node: u64,
+        leaf: &mut impl FnMut(usize) -> Result<T, Error>,
+    ) -> Result<Result<T, Error>, String> {
         let node = usize::try_from(node).unwrap_or(usize::MAX);
         if node >= self.used.len() {
             return Err(format!(
@@ -250,7 +256,7 @@ impl<T> Nodes<T> {
         if node < self.n {
             Ok(leaf(node))
         } else {
-            self.formed[node - self.n].take().ok_or_else(|| {
+            self.formed[node - self.n].take().map(Ok).ok_or_else(|| {
                 format!(
                     "node {node}, the cluster of merge {}, which comes later",
                     node - self.n

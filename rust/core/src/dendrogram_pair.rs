@@ -122,7 +122,7 @@ const WHAT: &str = "the cells of a dendrogram's clusters";
 fn merge_next(this: &mut Tree, other: &mut Tree, shared: &mut Shared) -> Result<(), Error> {
     let m = this.order[this.done];
     this.done += 1;
-    let (a, b) = this.nodes.take_merge(this.merges, m, |i| i as u32)?;
+    let (a, b) = this.nodes.take_merge(this.merges, m, |i| Ok(i as u32))?;
     let (big, small) = if this.size[a as usize] >= this.size[b as usize] {
         (a, b)
     } else {
