@@ -167,15 +167,18 @@ LESS = textwrap.dedent(
     case, headroom = sys.argv[1], int(sys.argv[2]) << 20
     rng = np.random.default_rng(0)
     fcm.adjusted_rand_score(rng.integers(0, 5, 2_000_000), rng.integers(0, 5, 2_000_000))
-    # 4e6 samples of 5e5 pairs of labels spread over 1e12: each thread lists its samples'
-    # pairs (96 MB in all), which hold 12 MB of distinct pairs.
-    n, distinct = 4_000_000, 500_000
+    # 4e6 samples of 5e5 pairs of labels spread over 1e12 (1e5 with weights, whose sums
+    # take more): each thread lists its samples' pairs (96 MB in all, 128 MB weighted),
+    # which hold 12 MB of distinct pairs (3.2 MB weighted).
+    n, distinct = 4_000_000, 100_000 if case == "real weights" else 500_000
     pick = rng.integers(0, distinct, n)
     t = rng.integers(0, 10**12, distinct)[pick]
     p = rng.integers(0, 10**12, distinct)[pick]
+    w = rng.random(n) + 0.5
     call = {
         "ARI": lambda: fcm.adjusted_rand_score(t, p),
         "sparse matrix": lambda: fcm.contingency_matrix(t, p, sparse=True).sum(axis=0).tolist(),
+        "real weights": lambda: fcm.adjusted_rand_score(t, p, sample_weight=w),
     }[case]
     want = call()
     read = lambda: print("capped call", call() == want)
@@ -185,7 +188,7 @@ LESS = textwrap.dedent(
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
 @pytest.mark.parametrize("headroom_mib", [24, 64])
-@pytest.mark.parametrize("case", ["ARI", "sparse matrix"])
+@pytest.mark.parametrize("case", ["ARI", "sparse matrix", "real weights"])
 def test_spread_pairs_that_repeat_are_added_up_in_place_when_memory_is_refused(
     case, headroom_mib
 ):

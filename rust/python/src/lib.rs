@@ -255,10 +255,13 @@ fn count_weighted_as<A: Label>(
     .map_err(CoreError::from)?))
 }
 
+/// What the weighted sums handed to Python are, if their memory is refused.
+const WEIGHTED_SUMS: &str = "the weighted sums of a table";
+
 /// Units of 2**-64 as the nearest float.
-fn unit_values(units: &[u128]) -> Vec<f64> {
+fn unit_values(units: &[u128]) -> Result<Vec<f64>, fcm::Error> {
     let scale = 2f64.powi(-(fcm::UNIT_BITS as i32));
-    units.iter().map(|&u| u as f64 * scale).collect()
+    fcm::collected(units.iter().map(|&u| u as f64 * scale), WEIGHTED_SUMS)
 }
 
 type Sums<'py> = (
@@ -292,19 +295,23 @@ fn count_weighted<'py>(
     };
     let weighted = with_slice!(&labels_true, |a| count_weighted_as(py, a, &labels_pred, w))?;
     let parts = weighted.units.as_ref().zip(weighted.squares.as_ref());
-    let sums = parts.map(|(units, squares)| {
-        let (rows, cols) = weighted.margins(units);
+    let sums = parts.map(|(units, squares)| -> Result<Sums<'py>, fcm::Error> {
+        let (rows, cols) = weighted.margins(units)?;
         let total: u128 = rows.iter().sum();
-        (
-            PyArray1::from_iter(py, units.iter().map(|&u| (u >> 64) as u64)),
-            PyArray1::from_iter(py, units.iter().map(|&u| u as u64)),
-            PyArray1::from_vec(py, unit_values(units)),
-            PyArray1::from_vec(py, unit_values(&rows)),
-            PyArray1::from_vec(py, unit_values(&cols)),
-            unit_values(&[total])[0],
-            PyArray1::from_iter(py, squares.iter().flatten().copied()),
-        )
+        let half =
+            |shift: u32| fcm::collected(units.iter().map(|&u| (u >> shift) as u64), WEIGHTED_SUMS);
+        let limbs = (0..squares.len() * 4).map(|i| squares[i / 4][i % 4]);
+        Ok((
+            PyArray1::from_vec(py, half(64)?),
+            PyArray1::from_vec(py, half(0)?),
+            PyArray1::from_vec(py, unit_values(units)?),
+            PyArray1::from_vec(py, unit_values(&rows)?),
+            PyArray1::from_vec(py, unit_values(&cols)?),
+            total as f64 * 2f64.powi(-(fcm::UNIT_BITS as i32)),
+            PyArray1::from_vec(py, fcm::collected(limbs, WEIGHTED_SUMS)?),
+        ))
     });
+    let sums = sums.transpose().map_err(CoreError::from)?;
     Ok((Table::of(weighted.table), sums))
 }
 

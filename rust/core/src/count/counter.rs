@@ -3,6 +3,8 @@
 //! pairs to a list instead, sorted once at the end. Where memory for the list is refused,
 //! its repeated pairs are added up in place to make room ([`make_room`]).
 
+use std::ops::AddAssign;
+
 use foldhash::fast::FixedState;
 use hashbrown::HashMap;
 
@@ -25,42 +27,52 @@ const SPILL_WHAT: &str = "the pairs of labels of a table with many cells";
 /// A pair of keys and its count.
 type Pair = (u64, u64, u64);
 
-/// The repeated pairs of `pairs` added up in place, each pair then listed once, sorted.
-fn add_up(pairs: &mut Vec<Pair>) -> Result<(), Error> {
+/// The repeated pairs of `pairs` (each with its count or sum) added up in place, each pair
+/// then listed once, sorted.
+fn add_up<T>(pairs: &mut Vec<(u64, u64, T)>) -> Result<(), Error>
+where
+    T: Copy + Default + Send + AddAssign,
+{
     #[cfg(test)]
     tests::ADDED_UP.with(|f| f.set(f.get() + 1));
     sort_cells(pairs, 1)
 }
 
-/// Room for `more` pairs in `pairs` (pairs and their counts, a pair perhaps listed more
-/// than once). `amortised` (a list that grows by chunks): its room doubled, or where that
-/// is refused an eighth more; otherwise just `more`. A growth is refused by the system or
-/// as more than the process may use ([`memory::check`], before its pages are written).
-/// Where every growth is refused, the repeated pairs are added up in place (sorted, each
-/// pair then once), which needs no memory: the room that frees is used if it is a
-/// quarter of the list or more (less, and a list that grows would be sorted again and
-/// again), else the refusal is returned.
-pub(super) fn make_room(
-    pairs: &mut Vec<Pair>,
+/// Room for `more` pairs in `pairs` (pairs of keys and their counts or sums, a pair
+/// perhaps listed more than once). `amortised` (a list that grows by chunks): its room
+/// doubled, or where that is refused an eighth more; otherwise just `more`. A growth is
+/// refused by the system or as more than the process may use ([`memory::check`], before
+/// its pages are written). Where every growth is refused, the repeated pairs are added
+/// up in place (sorted, each pair then once), which needs no memory: the room that frees
+/// is used if it is a quarter of the list or more (less, and a list that grows would be
+/// sorted again and again), else the refusal is returned.
+pub(super) fn make_room<T>(
+    pairs: &mut Vec<(u64, u64, T)>,
     more: usize,
     amortised: bool,
     what: &'static str,
-) -> Result<(), Error> {
+) -> Result<(), Error>
+where
+    T: Copy + Default + Send + AddAssign,
+{
     if pairs.capacity() - pairs.len() >= more {
         return Ok(());
     }
-    let grow = |pairs: &mut Vec<Pair>, step: usize| {
-        memory::check(step.saturating_mul(std::mem::size_of::<Pair>()), what)?;
+    let grow = |pairs: &mut Vec<(u64, u64, T)>, step: usize| {
+        memory::check(
+            step.saturating_mul(std::mem::size_of::<(u64, u64, T)>()),
+            what,
+        )?;
         alloc::reserve_exact(pairs, step, what)
     };
     let len = pairs.len();
-    let steps = if amortised {
-        vec![len.max(more), (len / 8).max(more)]
+    let (steps, tries) = if amortised {
+        ([len.max(more), (len / 8).max(more)], 2)
     } else {
-        vec![more]
+        ([more, more], 1)
     };
     let mut refusal = None;
-    for step in steps {
+    for &step in &steps[..tries] {
         match grow(pairs, step) {
             Err(error) if alloc::is_refusal(&error) => refusal = Some(error),
             done => return done,
@@ -75,6 +87,32 @@ pub(super) fn make_room(
         return Ok(());
     }
     grow(pairs, more).map_err(|_| refusal)
+}
+
+/// The pairs of `from` appended to `out`, which grows by exactly that much; where that is
+/// refused, the repeated pairs of `out` ([`make_room`]), then of `from`, are added up in
+/// place. `from` is copied in parts, each after a look for a stop.
+pub(super) fn append_pairs<T>(
+    out: &mut Vec<(u64, u64, T)>,
+    mut from: Vec<(u64, u64, T)>,
+    what: &'static str,
+) -> Result<(), Error>
+where
+    T: Copy + Default + Send + AddAssign,
+{
+    if let Err(error) = make_room(out, from.len(), false, what) {
+        if !alloc::is_refusal(&error) {
+            return Err(error);
+        }
+        add_up(&mut from)?;
+        from.shrink_to_fit();
+        make_room(out, from.len(), false, what)?;
+    }
+    for part in from.chunks(stop::EVERY) {
+        stop::check()?;
+        out.extend_from_slice(part);
+    }
+    Ok(())
 }
 
 /// Per-chunk buffers: cell indices and widened keys.
@@ -228,8 +266,7 @@ impl Counter {
     /// Appends every non-zero `(key_a, key_b, count)`; the window's come in key order. The
     /// spill (hundreds of megabytes at tens of millions of spread keys) becomes `out` if
     /// `out` is empty, and is otherwise copied in parts, each after a look for a stop.
-    /// `out` grows by exactly what is added; where that is refused, the repeated pairs of
-    /// `out` ([`make_room`]), then of the spill, are added up in place.
+    /// `out` grows by exactly what is added ([`append_pairs`]).
     pub(super) fn drain_into(mut self, out: &mut Vec<Pair>) -> Result<(), Error> {
         const WHAT: &str = "the cells of a table";
         if out.is_empty() && out.capacity() < self.spill.len() {
@@ -250,19 +287,7 @@ impl Counter {
         }
         make_room(out, self.sparse.len(), false, WHAT)?;
         out.extend(self.sparse.into_iter().map(|((x, y), c)| (x, y, c)));
-        if let Err(error) = make_room(out, self.spill.len(), false, WHAT) {
-            if !alloc::is_refusal(&error) {
-                return Err(error);
-            }
-            add_up(&mut self.spill)?;
-            self.spill.shrink_to_fit();
-            make_room(out, self.spill.len(), false, WHAT)?;
-        }
-        for part in self.spill.chunks(stop::EVERY) {
-            stop::check()?;
-            out.extend_from_slice(part);
-        }
-        Ok(())
+        append_pairs(out, self.spill, WHAT)
     }
 }
 

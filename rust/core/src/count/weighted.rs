@@ -23,6 +23,7 @@ use crate::pool;
 use crate::stop;
 use crate::table::{sort_cells, Table};
 
+use super::counter::{append_pairs, make_room};
 use super::growth::{window_limit, Growth, Place, Span};
 use super::squares::{fused_squares, row_squares, Fused, Squares, SLOTS, WHOLE};
 use super::weight::{float_split, Weights, UNIT_BITS};
@@ -46,15 +47,16 @@ pub struct Weighted {
 
 impl Weighted {
     /// Each row's sum of `units`, and each column's.
-    pub fn margins(&self, units: &[u128]) -> (Vec<u128>, Vec<u128>) {
+    pub fn margins(&self, units: &[u128]) -> Result<(Vec<u128>, Vec<u128>), Error> {
+        const WHAT: &str = "the weighted sums of a table's rows and columns";
         let t = &self.table;
-        let mut rows = vec![0u128; t.n_rows()];
-        let mut cols = vec![0u128; t.n_cols()];
+        let mut rows = alloc::filled(t.n_rows(), 0u128, WHAT)?;
+        let mut cols = alloc::filled(t.n_cols(), 0u128, WHAT)?;
         for ((&r, &c), &u) in t.cell_row.iter().zip(&t.cell_col).zip(units) {
             rows[r as usize] += u;
             cols[c as usize] += u;
         }
-        (rows, cols)
+        Ok((rows, cols))
     }
 }
 
@@ -122,6 +124,7 @@ pub fn count_weighted<A: Label, B: Label>(
     // Wide tables sort millions of cells: the sort stops on request.
     sort_cells(&mut cells, threads)?;
     cells.retain(|c| c.2 != 0);
+    cells.shrink_to_fit();
     // Whole weights sum to whole counts (below 2^62); otherwise the counts are
     // placeholders and the sums kept.
     let keyed = alloc::collect(
@@ -463,7 +466,7 @@ impl Counter {
             }
             _ if !self.spill.is_empty() => {
                 self.stop_fusing();
-                alloc::reserve(&mut self.spill, ka.len(), SPILL_WHAT)?;
+                make_room(&mut self.spill, ka.len(), true, SPILL_WHAT)?;
                 for ((&x, &y), &u) in ka.iter().zip(kb).zip(cw) {
                     total += u;
                     self.spill.push((x, y, u));
@@ -523,12 +526,16 @@ impl Counter {
         self.fusing = false;
     }
 
-    /// Appends every non-zero `(key_a, key_b, sum)`.
-    fn drain_into(self, out: &mut Vec<(u64, u64, u128)>) -> Result<(), Error> {
+    /// Appends every non-zero `(key_a, key_b, sum)`. The spill becomes `out` if `out` is
+    /// empty; `out` grows by exactly what is added ([`append_pairs`]).
+    fn drain_into(mut self, out: &mut Vec<(u64, u64, u128)>) -> Result<(), Error> {
         const WHAT: &str = "the weighted cells of a table";
+        if out.is_empty() && out.capacity() < self.spill.len() {
+            std::mem::swap(out, &mut self.spill);
+        }
         if let Some(w) = self.window {
             let cells = w.sums.iter().filter(|&&u| u != 0).count();
-            alloc::reserve(out, cells, WHAT)?;
+            make_room(out, cells, false, WHAT)?;
             for (i, row) in w.sums.chunks_exact(w.nb as usize).enumerate() {
                 let ka = w.a0 + i as u64;
                 for (j, &u) in row.iter().enumerate() {
@@ -538,12 +545,9 @@ impl Counter {
                 }
             }
         }
-        alloc::extend(
-            out,
-            self.sparse.into_iter().map(|((x, y), u)| (x, y, u)),
-            WHAT,
-        )?;
-        alloc::extend(out, self.spill.into_iter(), WHAT)
+        make_room(out, self.sparse.len(), false, WHAT)?;
+        out.extend(self.sparse.into_iter().map(|((x, y), u)| (x, y, u)));
+        append_pairs(out, self.spill, WHAT)
     }
 }
 
@@ -616,7 +620,7 @@ mod tests {
                 map.insert((x, y), u);
             }
             assert_eq!(map, naive, "n={n}");
-            let (rows, cols) = got.margins(&units);
+            let (rows, cols) = got.margins(&units).unwrap();
             assert_eq!(rows.iter().sum::<u128>(), naive.values().sum::<u128>());
             assert_eq!(cols.iter().sum::<u128>(), naive.values().sum::<u128>());
         }
@@ -769,5 +773,43 @@ mod tests {
             count_weighted(&a, &b, wf(&w)).err(),
             Some(Error::WeightTotal)
         );
+    }
+
+    #[test]
+    fn a_weighted_spill_refused_memory_adds_up_its_repeated_pairs() {
+        // 1e6 samples of 1e5 pairs spread over 2^40, real weights: the spill lists each
+        // sample (32 MB). Allocations from 8 MiB refused: its repeated pairs are added up.
+        let mut next = crate::testing::xorshift(8);
+        let pairs: Vec<(i64, i64)> = (0..100_000)
+            .map(|_| ((next() >> 24) as i64, (next() >> 24) as i64))
+            .collect();
+        let (a, b): (Vec<i64>, Vec<i64>) = (0..1_000_000)
+            .map(|_| pairs[next() as usize % pairs.len()])
+            .unzip();
+        let w: Vec<f64> = (0..a.len()).map(|_| (next() % 1000) as f64 / 7.0).collect();
+        let cells = || -> Result<Vec<(u64, u64, u128)>, Error> {
+            let mut cells = Vec::new();
+            count_block(&a, &b, Weights::F64(&w), 0)?.drain_into(&mut cells)?;
+            sort_cells(&mut cells, 1)?;
+            Ok(cells)
+        };
+        let added_up = || crate::count::counter::tests::ADDED_UP.with(|f| f.get());
+        let want = cells().unwrap();
+        let before = added_up();
+        let got = crate::alloc::refusing_from(8 << 20, cells).unwrap();
+        assert!(added_up() - before >= 2, "{}", added_up() - before);
+        assert_eq!(got, want);
+        // A naive sum of units, pair by pair.
+        let mut naive = std::collections::BTreeMap::new();
+        for ((&x, &y), &v) in a.iter().zip(&b).zip(&w) {
+            *naive.entry((x.key(), y.key())).or_insert(0u128) += Weight::units(v);
+        }
+        let naive: Vec<(u64, u64, u128)> = naive
+            .into_iter()
+            .filter(|&(_, u)| u != 0)
+            .map(|((x, y), u)| (x, y, u))
+            .collect();
+        let got: Vec<(u64, u64, u128)> = got.into_iter().filter(|c| c.2 != 0).collect();
+        assert_eq!(got, naive);
     }
 }
