@@ -46,7 +46,7 @@ pub(crate) fn refusing_from<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
 
 /// Whether an allocation of `bytes` may be tried (always, outside unit tests).
 #[inline]
-fn allowed(bytes: usize) -> bool {
+pub(crate) fn allowed(bytes: usize) -> bool {
     #[cfg(test)]
     if bytes >= REFUSE_FROM.get() {
         return false;

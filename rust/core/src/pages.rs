@@ -30,26 +30,38 @@ unsafe impl Zero for u32 {}
 // SAFETY: as above.
 unsafe impl Zero for u64 {}
 // SAFETY: as above.
+unsafe impl Zero for u128 {}
+// SAFETY: as above.
 unsafe impl Zero for f64 {}
+// SAFETY: an array of zero values is all-zero bytes, and valid.
+unsafe impl<T: Zero, const N: usize> Zero for [T; N] {}
 
 /// `len` zeros, on huge pages where the kernel has them and the array is large; the
-/// core's error naming `what` if the memory is refused. The pages come zeroed from the
-/// allocator (`calloc`: fresh pages of a large allocation are not touched here).
+/// core's error naming `what` if the memory is refused.
 pub(crate) fn zeroed<T: Zero>(len: usize, what: &'static str) -> Result<Vec<T>, Error> {
-    let refused = || Error::OutOfMemory {
-        what,
-        bytes: len.saturating_mul(std::mem::size_of::<T>()),
-    };
+    let v: Vec<T> = calloc(len, what)?;
+    advise(v.as_ptr().cast(), len * std::mem::size_of::<T>());
+    Ok(v)
+}
+
+/// `len` zeros on the pages the allocator gives (`calloc`: fresh pages of a large
+/// allocation are not touched here, as `vec![0; len]` leaves them); the core's error naming
+/// `what` if the memory is refused.
+pub(crate) fn calloc<T: Zero>(len: usize, what: &'static str) -> Result<Vec<T>, Error> {
+    let bytes = len.saturating_mul(std::mem::size_of::<T>());
+    let refused = || Error::OutOfMemory { what, bytes };
     let layout = Layout::array::<T>(len).map_err(|_| refused())?;
     if layout.size() == 0 {
         return Ok(Vec::new());
+    }
+    if !alloc::allowed(bytes) {
+        return Err(refused());
     }
     // SAFETY: the layout has a non-zero size.
     let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
     if ptr.is_null() {
         return Err(refused());
     }
-    advise(ptr.cast(), layout.size());
     // SAFETY: `ptr` was allocated by the global allocator with `T`'s alignment and room
     // for `len` values, all initialized (zero bytes are a `T`: `Zero`).
     Ok(unsafe { Vec::from_raw_parts(ptr, len, len) })

@@ -245,7 +245,8 @@ impl Counter {
     }
 
     /// Grows (or creates) the window to cover `span`, with room to spare, if
-    /// that stays within the limit ([`Growth::next`]); otherwise leaves it as it is.
+    /// that stays within the limit ([`Growth::next`]) and its memory is not refused;
+    /// otherwise leaves it as it is (the pairs outside it go to the hash map).
     fn try_grow(&mut self, span: Span, types: Span) {
         let place = self.window.as_ref().map(|w| Place {
             a0: w.a0,
@@ -256,7 +257,9 @@ impl Counter {
         let Some((a, b)) = self.growth.next(place, span, types) else {
             return;
         };
-        let mut window = Window::new(a, b);
+        let Ok(mut window) = Window::new(a, b) else {
+            return;
+        };
         if let Some(old) = self.window.take() {
             window.absorb(old);
         }

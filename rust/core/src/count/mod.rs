@@ -285,13 +285,24 @@ fn merge_windows(counters: Vec<Counter>) -> Vec<Counter> {
     }
     // Into a window that already spans them all (the usual case: every thread saw every
     // label), else into a new one: no allocation, and one pass fewer, for wide tables.
-    let mut windows: Vec<Window> = counters.into_iter().filter_map(|c| c.window).collect();
+    // A new one refused memory leaves the counters' cells to be sorted.
     let spans_all = |w: &Window| {
         w.a0 == a_lo && w.na == a_hi - a_lo + 1 && w.b0 == b_lo && w.nb == b_hi - b_lo + 1
     };
-    let mut merged = match windows.iter().position(spans_all) {
-        Some(k) => windows.swap_remove(k),
-        None => Window::new((a_lo, a_hi), (b_lo, b_hi)),
+    let spanning = counters
+        .iter()
+        .position(|c| c.window.as_ref().is_some_and(spans_all));
+    let new = match spanning {
+        Some(_) => None,
+        None => match Window::new((a_lo, a_hi), (b_lo, b_hi)) {
+            Ok(w) => Some(w),
+            Err(_) => return counters,
+        },
+    };
+    let mut windows: Vec<Window> = counters.into_iter().filter_map(|c| c.window).collect();
+    let mut merged = match new {
+        Some(w) => w,
+        None => windows.swap_remove(windows.iter().position(spans_all).unwrap_or(0)),
     };
     for w in windows {
         merged.absorb(w);
@@ -828,6 +839,26 @@ mod tests {
         })
         .unwrap();
         assert_eq!(added_up() - before, 2);
+        assert_eq!(as_map(&got), naive(&a, &b));
+    }
+
+    #[test]
+    fn a_window_refused_memory_leaves_its_pairs_to_the_hash_map() {
+        // Four pairs of keys 300 apart: a window of 90,000 cells, or (its memory refused) a
+        // hash map of four.
+        let mut seed = 17;
+        let mut pick = || {
+            if lcg(&mut seed).is_multiple_of(2) {
+                0i64
+            } else {
+                299
+            }
+        };
+        let (a, b): (Vec<i64>, Vec<i64>) = (0..200_000).map(|_| (pick(), pick())).unzip();
+        assert!(count_block(&a, &b).window.is_some());
+        let refused = crate::alloc::refusing_from(1 << 16, || count_block(&a, &b));
+        assert!(refused.window.is_none());
+        let got = crate::alloc::refusing_from(1 << 16, || count_in(&a, &b, 1)).unwrap();
         assert_eq!(as_map(&got), naive(&a, &b));
     }
 }

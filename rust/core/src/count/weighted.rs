@@ -19,6 +19,7 @@ use crate::alloc;
 use crate::cpu::{self, Build, Kernel};
 use crate::error::Error;
 use crate::label::Label;
+use crate::pages;
 use crate::pool;
 use crate::stop;
 use crate::table::{sort_cells, Table};
@@ -197,15 +198,16 @@ struct Window {
 }
 
 impl Window {
-    fn new((a_lo, a_hi): (u64, u64), (b_lo, b_hi): (u64, u64)) -> Window {
+    /// A window of zero sums over keys `a` and `b`; an error if its memory is refused.
+    fn new((a_lo, a_hi): (u64, u64), (b_lo, b_hi): (u64, u64)) -> Result<Window, Error> {
         let (na, nb) = (a_hi - a_lo + 1, b_hi - b_lo + 1);
-        Window {
+        Ok(Window {
             a0: a_lo,
             b0: b_lo,
             na,
             nb,
-            sums: vec![0; (na * nb) as usize],
-        }
+            sums: pages::calloc((na * nb) as usize, "a dense window of weighted sums")?,
+        })
     }
 
     fn covers(&self, s: Span) -> bool {
@@ -499,7 +501,10 @@ impl Counter {
         let Some((a, b)) = self.growth.next(place, span, types) else {
             return;
         };
-        let mut window = Window::new(a, b);
+        // A window refused memory: the pairs outside the old one go to the hash map.
+        let Ok(mut window) = Window::new(a, b) else {
+            return;
+        };
         if self.fusing {
             // The squares' rows follow the window's, or are given up with it.
             let rows = window.na;

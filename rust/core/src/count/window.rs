@@ -6,7 +6,9 @@
 use rayon::prelude::*;
 
 use crate::cpu::prefetch;
+use crate::error::Error;
 use crate::label::Label;
+use crate::pages;
 use crate::pool;
 
 use super::growth::Span;
@@ -95,22 +97,24 @@ impl Window {
         inside
     }
 
-    pub(super) fn new(a: (u64, u64), b: (u64, u64)) -> Self {
+    /// A window of zero counts over keys `a` and `b`; an error if its memory is refused.
+    pub(super) fn new(a: (u64, u64), b: (u64, u64)) -> Result<Self, Error> {
+        const WHAT: &str = "a dense window of counts";
         let na = a.1 - a.0 + 1;
         let nb = b.1 - b.0 + 1;
         let size = (na * nb) as usize;
         let lanes = na * nb <= LANES_MAX;
-        Window {
+        Ok(Window {
             a0: a.0,
             b0: b.0,
             na,
             nb,
             counts: Vec::new(),
-            lanes: vec![[0u32; 4]; if lanes { size } else { 0 }],
+            lanes: pages::calloc(if lanes { size } else { 0 }, WHAT)?,
             in_lanes: 0,
-            narrow: vec![0u16; if lanes { 0 } else { size }],
+            narrow: pages::calloc(if lanes { 0 } else { size }, WHAT)?,
             wraps: Vec::new(),
-        }
+        })
     }
 
     pub(super) fn size(&self) -> usize {
@@ -326,7 +330,7 @@ mod tests {
         // about half of the cells wrapping, in every block, and wraps carried over.
         let mut seed = 5;
         let (a, b) = ((0, 299), (0, 299));
-        let (mut x, mut y) = (Window::new(a, b), Window::new(a, b));
+        let (mut x, mut y) = (Window::new(a, b).unwrap(), Window::new(a, b).unwrap());
         assert!(x.narrow.len() >= MERGE_PARALLEL);
         for c in x.narrow.iter_mut().chain(y.narrow.iter_mut()) {
             *c = (lcg(&mut seed) % 65536) as u16;

@@ -6,6 +6,7 @@ use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
+use crate::alloc;
 use crate::cpu;
 use crate::error::Error;
 use crate::label::KeyKind;
@@ -51,7 +52,7 @@ impl Table {
                 .collect();
             (col_sums, rows)
         });
-        let mut all_col_sums = vec![0u64; nb];
+        let mut all_col_sums = alloc::filled(nb, 0u64, "the column sums of a table")?;
         let mut row_keys = Vec::new();
         let mut row_sums = Vec::new();
         // Per part: its non-empty rows as (row, number of cells).
@@ -71,7 +72,7 @@ impl Table {
             part_rows.push(nonempty);
         }
         index(row_keys.len())?;
-        let mut position = vec![0u32; nb];
+        let mut position = alloc::filled(nb, 0u32, "the columns of a table")?;
         let mut col_keys = Vec::new();
         let mut col_sums = Vec::new();
         for (j, &s) in all_col_sums.iter().enumerate() {
@@ -89,9 +90,10 @@ impl Table {
         let n_cells: usize = part_cells.iter().sum();
         // Not zeroed first (3 MB for 200k cells: a serial pass as long as the parallel
         // writing): every place is written below, before the lengths are set.
-        let mut cell_row: Vec<u32> = Vec::with_capacity(n_cells);
-        let mut cell_col: Vec<u32> = Vec::with_capacity(n_cells);
-        let mut cell_count: Vec<u64> = Vec::with_capacity(n_cells);
+        const CELLS: &str = "the cells of a table";
+        let mut cell_row: Vec<u32> = alloc::with_capacity(n_cells, CELLS)?;
+        let mut cell_col: Vec<u32> = alloc::with_capacity(n_cells, CELLS)?;
+        let mut cell_count: Vec<u64> = alloc::with_capacity(n_cells, CELLS)?;
         let mut stretches = Vec::with_capacity(parts);
         let (mut rest_row, mut rest_col, mut rest_count) = (
             &mut cell_row.spare_capacity_mut()[..n_cells],
