@@ -111,6 +111,9 @@ def assert_close(ours, expected):
 
 @pytest.mark.parametrize(("name", "kwargs"), MEASURES, ids=IDS)
 @given(labels=labelings())
+# An independent table: chi-squared exactly 0, which n (sum n_ij^2 / (a_i b_j) - 1) missed by
+# a rounding (Cramer's V 7e-9).
+@example(labels=([0, 0, 0, 0, 0, 1, 1, 1, 1, 1], [0, 0, 1, 1, 2, 0, 0, 1, 1, 2]))
 def test_matches_reference(name, kwargs, labels):
     true, pred = labels
     ours = getattr(fcm.Contingency.from_labels(true, pred), name)(**kwargs)
@@ -609,3 +612,24 @@ def test_new_measures_on_tiny_tables():
     assert empty.best_match_f1_per_class().size == 0
     for name in ("kendall_tau", "goodman_kruskal_gamma", "g_plus_index", "mcnemar_index"):
         assert math.isnan(getattr(empty, name)()), name
+
+
+def test_chi_squared_is_the_exact_sum_over_every_cell():
+    # Against the exact rational sum of (n n_ij - a_i b_j)^2 / (n a_i b_j) over every cell,
+    # empty ones included; an independent table (each cell a_i b_j / n) is exactly 0.
+    from fractions import Fraction
+
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, 6, 2_000)
+    b = (a * 3 + rng.integers(0, 4, a.size)) % 11
+    for true, pred in [(a, b), (np.repeat([0, 1, 2], 60), np.tile([0, 0, 1, 2, 2, 2], 30))]:
+        m = fcm.contingency_matrix(true, pred).astype(object)
+        n, r, c = int(m.sum()), m.sum(axis=1), m.sum(axis=0)
+        exact = sum(
+            Fraction((n * int(m[i, j]) - int(r[i] * c[j])) ** 2, n * int(r[i] * c[j]))
+            for i in range(m.shape[0])
+            for j in range(m.shape[1])
+        )
+        assert fcm.chi_squared(true, pred) == pytest.approx(float(exact), rel=1e-14, abs=0)
+        if exact == 0:
+            assert fcm.cramers_v(true, pred) == 0.0

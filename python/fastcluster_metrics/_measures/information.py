@@ -180,11 +180,27 @@ class InformationMeasures(TableMeasures):
         """
         self._nonempty("chi-squared")
         rows, cols, counts = self._cells
-        c = counts.astype(np.float64)
-        a = self.class_sizes[rows].astype(np.float64)
-        b = self.cluster_sizes[cols].astype(np.float64)
-        terms = (c / a) * (c / b)
-        return max(0.0, self.n * math.fsum([*terms.tolist(), -1.0]))
+        n = self.n
+        if counts.dtype.kind not in "iu":
+            # Weighted counts: n (sum n_ij^2 / (a_i b_j) - 1).
+            c = counts.astype(np.float64)
+            a = self.class_sizes[rows].astype(np.float64)
+            b = self.cluster_sizes[cols].astype(np.float64)
+            terms = (c / a) * (c / b)
+            return max(0.0, n * math.fsum([*terms.tolist(), -1.0]))
+        # Whole counts: each cell's (n n_ij - a_i b_j)^2 / (n a_i b_j) from the exact
+        # difference, and the cells left out of the table (each a_i b_j / n) from the exact
+        # n^2 - sum a_i b_j. No term cancels another: an independent table gives exactly 0,
+        # where n (sum - 1) left a rounding that Cramer's V's square root made 7e-9.
+        kind = np.int64 if n < 2**31 else object
+        c, a, b = (
+            x.astype(kind) for x in (counts, self.class_sizes[rows], self.cluster_sizes[cols])
+        )
+        ab = a * b
+        d = (n * c - ab).astype(np.float64)
+        near = d * d / (ab.astype(np.float64) * n)
+        missing = n * n - sum(ab.tolist())
+        return math.fsum([*near.tolist(), missing / n])
 
     def cramers_v(self) -> float:
         """Cramer's V, ``sqrt(chi^2 / (n (min(r, c) - 1)))`` [Cr46]_.
