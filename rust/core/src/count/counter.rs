@@ -201,7 +201,9 @@ impl Counter {
         // Fast path: the chunk falls in the window; one fused loop computes every cell index.
         if let Some(w) = &mut self.window {
             if w.index(ca, cb, &mut s.cells[..m]) {
-                w.add_cells(&s.cells[..m], ahead);
+                if let Err(error) = w.add_cells(&s.cells[..m], ahead) {
+                    self.error.get_or_insert(error);
+                }
                 return;
             }
         }
@@ -218,10 +220,7 @@ impl Counter {
             self.try_grow(span, types);
         }
         let spilled = match &mut self.window {
-            Some(w) if w.covers(span) => {
-                w.add(ka, kb);
-                Ok(())
-            }
+            Some(w) if w.covers(span) => w.add(ka, kb),
             _ if !self.spill.is_empty() => make_room(&mut self.spill, ka.len(), true, SPILL_WHAT)
                 .map(|()| {
                     self.spill
@@ -260,8 +259,12 @@ impl Counter {
         let Ok(mut window) = Window::new(a, b) else {
             return;
         };
-        if let Some(old) = self.window.take() {
-            window.absorb(old);
+        // Refused the memory to fold the old window's counts into the new one, the old one
+        // stays.
+        if let Some(old) = &mut self.window {
+            if window.absorb(old).is_err() {
+                return;
+            }
         }
         self.window = Some(window);
     }
@@ -276,7 +279,7 @@ impl Counter {
             std::mem::swap(out, &mut self.spill);
         }
         if let Some(mut w) = self.window {
-            w.fold();
+            w.fold()?;
             let cells = w.counts.iter().filter(|&&c| c != 0).count();
             make_room(out, cells, false, WHAT)?;
             for (i, row) in w.counts.chunks_exact(w.nb as usize).enumerate() {

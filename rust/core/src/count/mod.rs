@@ -238,14 +238,14 @@ pub(crate) fn count_in<A: Label, B: Label>(
     if let Some(error) = counters.iter_mut().find_map(|c| c.error.take()) {
         return Err(error);
     }
-    let mut counters = merge_windows(counters);
+    let mut counters = merge_windows(counters)?;
     if let [counter] = &mut counters[..] {
         if counter.is_dense() {
             if let Some(w) = &mut counter.window {
                 if let Some(narrow) = w.narrow_only() {
                     return Table::from_dense(w.a0, w.b0, w.nb as usize, narrow, A::KIND, B::KIND);
                 }
-                w.fold();
+                w.fold()?;
                 return Table::from_dense(w.a0, w.b0, w.nb as usize, &w.counts, A::KIND, B::KIND);
             }
         }
@@ -261,9 +261,10 @@ pub(crate) fn count_in<A: Label, B: Label>(
 /// Per-thread counters that counted everything in their windows are added into one
 /// window spanning them all (when that stays affordable): a sequential pass instead of
 /// sorting their cells, which for wide tables (a million cells) cost more than counting.
-fn merge_windows(counters: Vec<Counter>) -> Vec<Counter> {
+/// An error if the memory to fold a window's counts is refused.
+fn merge_windows(counters: Vec<Counter>) -> Result<Vec<Counter>, Error> {
     if counters.len() < 2 || !counters.iter().all(|c| c.is_dense() && c.window.is_some()) {
-        return counters;
+        return Ok(counters);
     }
     let windows = counters.iter().filter_map(|c| c.window.as_ref());
     let (mut a_lo, mut a_hi, mut b_lo, mut b_hi) = (u64::MAX, 0, u64::MAX, 0);
@@ -281,7 +282,7 @@ fn merge_windows(counters: Vec<Counter>) -> Vec<Counter> {
         .sum();
     // Affordable: no bigger than the windows together (plus a little), and than the cap.
     if !merged_cells.is_some_and(|m| m <= total.max(WINDOW_MIN) * 2 && m <= 2 * WINDOW_MAX) {
-        return counters;
+        return Ok(counters);
     }
     // Into a window that already spans them all (the usual case: every thread saw every
     // label), else into a new one: no allocation, and one pass fewer, for wide tables.
@@ -296,7 +297,7 @@ fn merge_windows(counters: Vec<Counter>) -> Vec<Counter> {
         Some(_) => None,
         None => match Window::new((a_lo, a_hi), (b_lo, b_hi)) {
             Ok(w) => Some(w),
-            Err(_) => return counters,
+            Err(_) => return Ok(counters),
         },
     };
     let mut windows: Vec<Window> = counters.into_iter().filter_map(|c| c.window).collect();
@@ -304,12 +305,12 @@ fn merge_windows(counters: Vec<Counter>) -> Vec<Counter> {
         Some(w) => w,
         None => windows.swap_remove(windows.iter().position(spans_all).unwrap_or(0)),
     };
-    for w in windows {
-        merged.absorb(w);
+    for mut w in windows {
+        merged.absorb(&mut w)?;
     }
     let mut out = Counter::new(0);
     out.window = Some(merged);
-    vec![out]
+    Ok(vec![out])
 }
 
 /// The one-column table of a single labeling: its class sizes, in one pass.
@@ -426,7 +427,7 @@ pub fn count_columns<A: Label, B: Label>(
             if let Some(error) = counters.iter_mut().find_map(|c| c.error.take()) {
                 return Err(error);
             }
-            let counters = merge_windows(counters);
+            let counters = merge_windows(counters)?;
             let sorted = counters.len() == 1 && counters[0].is_dense();
             let mut cells = Vec::new();
             for counter in counters {

@@ -121,12 +121,13 @@ impl Window {
         (self.na * self.nb) as usize
     }
 
-    /// The folded counts, allocated (zero) on first use.
-    fn counts_mut(&mut self) -> &mut [u64] {
+    /// The folded counts, allocated (zero) on first use; an error, and the window left as
+    /// it was, if their memory is refused.
+    fn counts_mut(&mut self) -> Result<&mut [u64], Error> {
         if self.counts.is_empty() {
-            self.counts = vec![0u64; self.size()];
+            self.counts = pages::calloc(self.size(), "the folded counts of a dense window")?;
         }
-        &mut self.counts
+        Ok(&mut self.counts)
     }
 
     /// The window's counts when nothing was folded and no count passed 2^16 - 1: the
@@ -140,7 +141,11 @@ impl Window {
     /// (`ahead`), so its loads overlap this loop instead of stalling the next index loop
     /// (1e7 int64 labels on one thread: 10.7 ms, against 13.9 ms without).
     #[inline(always)]
-    pub(super) fn add_cells<A: Label, B: Label>(&mut self, cells: &[u32], ahead: (&[A], &[B])) {
+    pub(super) fn add_cells<A: Label, B: Label>(
+        &mut self,
+        cells: &[u32],
+        ahead: (&[A], &[B]),
+    ) -> Result<(), Error> {
         let step_a = 64 / std::mem::size_of::<A>().max(1);
         let step_b = 64 / std::mem::size_of::<B>().max(1);
         let touch = |i: usize| {
@@ -163,10 +168,10 @@ impl Window {
                     }
                 }
             }
-            return;
+            return Ok(());
         }
         if self.in_lanes + cells.len() as u64 > LANE_FOLD {
-            self.fold_lanes();
+            self.fold_lanes()?;
         }
         self.in_lanes += cells.len() as u64;
         let lanes = &mut self.lanes[..];
@@ -181,28 +186,32 @@ impl Window {
         for &c in quads.remainder() {
             lanes[c as usize][0] += 1;
         }
+        Ok(())
     }
 
     /// Adds the lanes into `counts` and zeroes them.
-    fn fold_lanes(&mut self) {
-        self.counts_mut();
+    fn fold_lanes(&mut self) -> Result<(), Error> {
+        self.counts_mut()?;
         for (c, l) in self.counts.iter_mut().zip(self.lanes.iter_mut()) {
             *c += l.iter().map(|&x| u64::from(x)).sum::<u64>();
             l.fill(0);
         }
         self.in_lanes = 0;
+        Ok(())
     }
 
-    /// Adds the lanes or narrow counts into `counts` and drops them.
-    pub(super) fn fold(&mut self) {
+    /// Adds the lanes or narrow counts into `counts` and drops them. Only the counts are
+    /// allocated, first: refused, the window is left as it was.
+    pub(super) fn fold(&mut self) -> Result<(), Error> {
+        self.counts_mut()?;
         if !self.lanes.is_empty() {
-            self.fold_lanes();
+            self.fold_lanes()?;
             self.lanes = Vec::new();
         }
         if !self.narrow.is_empty() {
             let narrow = std::mem::take(&mut self.narrow);
             let wraps = std::mem::take(&mut self.wraps);
-            let counts = self.counts_mut();
+            let counts = &mut self.counts;
             for (c, &x) in counts.iter_mut().zip(&narrow) {
                 *c += u64::from(x);
             }
@@ -210,18 +219,19 @@ impl Window {
                 counts[w as usize] += 1 << 16;
             }
         }
-        self.counts_mut();
+        Ok(())
     }
 
-    /// Adds the counts of `other`, a window within this one.
-    pub(super) fn absorb(&mut self, mut other: Window) {
+    /// Adds the counts of `other`, a window within this one. Refused the memory of the
+    /// folded counts, neither window has changed.
+    pub(super) fn absorb(&mut self, other: &mut Window) -> Result<(), Error> {
         let (da, db, nb, onb) = (other.a0 - self.a0, other.b0 - self.b0, self.nb, other.nb);
         let offset = |i: u64| ((da + i) * nb + db) as usize;
         let row = |i: u64| (i * onb) as usize..((i + 1) * onb) as usize;
         if self.narrow.is_empty() {
             // Into `counts`; the lanes stay, to count on.
-            self.counts_mut();
-            other.fold();
+            self.counts_mut()?;
+            other.fold()?;
             for i in 0..other.na {
                 let start = offset(i);
                 let src = &other.counts[row(i)];
@@ -255,7 +265,7 @@ impl Window {
                 self.wraps.push((offset(i) + j as usize) as u32);
             }
         } else {
-            other.fold();
+            other.fold()?;
             for i in 0..other.na {
                 let start = offset(i);
                 for (j, &c) in other.counts[row(i)].iter().enumerate() {
@@ -263,6 +273,7 @@ impl Window {
                 }
             }
         }
+        Ok(())
     }
 
     /// Adds `v` to a narrow window's cell `k`.
@@ -276,15 +287,16 @@ impl Window {
 
     /// Counts pairs of keys the window covers.
     #[inline]
-    pub(super) fn add(&mut self, ka: &[u64], kb: &[u64]) {
+    pub(super) fn add(&mut self, ka: &[u64], kb: &[u64]) -> Result<(), Error> {
         let (a0, b0, nb) = (self.a0, self.b0, self.nb);
         let mut cells = [0u32; CHUNK];
         for (chunk_a, chunk_b) in ka.chunks(CHUNK).zip(kb.chunks(CHUNK)) {
             for ((o, &x), &y) in cells.iter_mut().zip(chunk_a).zip(chunk_b) {
                 *o = ((x - a0) * nb + (y - b0)) as u32;
             }
-            self.add_cells::<u64, u64>(&cells[..chunk_a.len()], (&[], &[]));
+            self.add_cells::<u64, u64>(&cells[..chunk_a.len()], (&[], &[]))?;
         }
+        Ok(())
     }
 }
 
@@ -325,6 +337,40 @@ mod tests {
     }
 
     #[test]
+    fn refused_folded_counts_leave_both_windows_as_they_were() {
+        // A window of lanes (small) and one of narrow counts (wide), 2,000 samples each
+        // (below the fold of the lanes): their folded counts refused, they count the same
+        // as before.
+        let mut seed = 9;
+        let fill = |w: &mut Window, seed: &mut u64| {
+            let cells: Vec<u32> = (0..2_000)
+                .map(|_| (lcg(seed) % w.size() as u64) as u32)
+                .collect();
+            w.add_cells::<u64, u64>(&cells, (&[], &[])).unwrap();
+            cells
+        };
+        for (a, b) in [((0, 9), (0, 19)), ((0, 999), (0, 1999))] {
+            let (mut x, mut y) = (Window::new(a, b).unwrap(), Window::new(a, b).unwrap());
+            let mut want = vec![0u64; x.size()];
+            for c in fill(&mut x, &mut seed)
+                .into_iter()
+                .chain(fill(&mut y, &mut seed))
+            {
+                want[c as usize] += 1;
+            }
+            let folded = |r: Result<(), Error>| matches!(r, Err(Error::OutOfMemory { what, .. }) if what.contains("folded"));
+            assert!(folded(crate::alloc::refusing_from(1, || y.fold())));
+            if !x.lanes.is_empty() {
+                // Lanes fold into the counts to absorb (narrow counts add up in place).
+                assert!(folded(crate::alloc::refusing_from(1, || x.absorb(&mut y))));
+            }
+            x.absorb(&mut y).unwrap();
+            x.fold().unwrap();
+            assert_eq!(x.counts, want);
+        }
+    }
+
+    #[test]
     fn wide_narrow_windows_add_in_blocks() {
         // 300 x 300 cells (past MERGE_PARALLEL): added in blocks on every thread, with
         // about half of the cells wrapping, in every block, and wraps carried over.
@@ -345,8 +391,8 @@ mod tests {
                     + (wraps(&x, k) + wraps(&y, k)) as u64 * 65536
             })
             .collect();
-        x.absorb(y);
-        x.fold();
+        x.absorb(&mut y).unwrap();
+        x.fold().unwrap();
         assert_eq!(x.counts, expected);
     }
 }

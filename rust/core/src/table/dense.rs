@@ -34,47 +34,52 @@ impl Table {
         } else {
             1
         };
-        let bounds: Vec<usize> = (0..=parts).map(|p| p * na / parts).collect();
+        let bounds = |p: usize| p * na / parts;
+        const SUMS: &str = "the row and column sums of a table";
         // One pass for the sums and each row's number of cells.
         let sums = each_part(parts, |p| {
-            let mut col_sums = vec![0u64; nb];
-            let rows: Vec<(u64, usize)> = (bounds[p]..bounds[p + 1])
-                .map(|i| {
-                    let (mut sum, mut nnz) = (0u64, 0usize);
-                    for (s, &c) in col_sums.iter_mut().zip(&counts[i * nb..(i + 1) * nb]) {
-                        let c: u64 = c.into();
-                        *s += c;
-                        sum += c;
-                        nnz += usize::from(c != 0);
-                    }
-                    (sum, nnz)
-                })
-                .collect();
-            (col_sums, rows)
-        });
-        let mut all_col_sums = alloc::filled(nb, 0u64, "the column sums of a table")?;
-        let mut row_keys = Vec::new();
-        let mut row_sums = Vec::new();
+            let mut col_sums = alloc::filled(nb, 0u64, SUMS)?;
+            let row = |i: usize| {
+                let (mut sum, mut nnz) = (0u64, 0usize);
+                for (s, &c) in col_sums.iter_mut().zip(&counts[i * nb..(i + 1) * nb]) {
+                    let c: u64 = c.into();
+                    *s += c;
+                    sum += c;
+                    nnz += usize::from(c != 0);
+                }
+                (sum, nnz)
+            };
+            let rows: Vec<(u64, usize)> =
+                alloc::collect((bounds(p)..bounds(p + 1)).map(row), SUMS)?;
+            Ok((col_sums, rows))
+        })?;
+        let mut all_col_sums = alloc::filled(nb, 0u64, SUMS)?;
+        let nonempty = |rows: &[(u64, usize)]| rows.iter().filter(|&&(sum, _)| sum > 0).count();
+        let n_rows = sums.iter().map(|(_, rows)| nonempty(rows)).sum();
+        let mut row_keys = alloc::with_capacity(n_rows, SUMS)?;
+        let mut row_sums = alloc::with_capacity(n_rows, SUMS)?;
         // Per part: its non-empty rows as (row, number of cells).
-        let mut part_rows: Vec<Vec<(usize, usize)>> = Vec::with_capacity(parts);
+        let mut part_rows: Vec<Vec<(usize, usize)>> = alloc::with_capacity(parts, SUMS)?;
         for (p, (col_sums, rows)) in sums.iter().enumerate() {
             for (s, &c) in all_col_sums.iter_mut().zip(col_sums) {
                 *s += c;
             }
-            let mut nonempty = Vec::new();
-            for (i, &(sum, nnz)) in (bounds[p]..).zip(rows) {
+            let mut kept = alloc::with_capacity(nonempty(rows), SUMS)?;
+            for (i, &(sum, nnz)) in (bounds(p)..).zip(rows) {
                 if sum > 0 {
                     row_keys.push(a0 + i as u64);
                     row_sums.push(sum);
-                    nonempty.push((i, nnz));
+                    kept.push((i, nnz));
                 }
             }
-            part_rows.push(nonempty);
+            part_rows.push(kept);
         }
+        drop(sums);
         index(row_keys.len())?;
         let mut position = alloc::filled(nb, 0u32, "the columns of a table")?;
-        let mut col_keys = Vec::new();
-        let mut col_sums = Vec::new();
+        let n_cols = all_col_sums.iter().filter(|&&s| s > 0).count();
+        let mut col_keys = alloc::with_capacity(n_cols, SUMS)?;
+        let mut col_sums = alloc::with_capacity(n_cols, SUMS)?;
         for (j, &s) in all_col_sums.iter().enumerate() {
             position[j] = index(col_keys.len())?;
             if s > 0 {
@@ -83,10 +88,10 @@ impl Table {
             }
         }
         // Each part writes the cells of its rows into its own stretch of the cells.
-        let part_cells: Vec<usize> = part_rows
+        let part_cells = part_rows
             .iter()
-            .map(|rows| rows.iter().map(|&(_, k)| k).sum())
-            .collect();
+            .map(|rows| rows.iter().map(|&(_, k)| k).sum());
+        let part_cells: Vec<usize> = alloc::collect(part_cells, SUMS)?;
         let n_cells: usize = part_cells.iter().sum();
         // Not zeroed first (3 MB for 200k cells: a serial pass as long as the parallel
         // writing): every place is written below, before the lengths are set.
@@ -94,7 +99,7 @@ impl Table {
         let mut cell_row: Vec<u32> = alloc::with_capacity(n_cells, CELLS)?;
         let mut cell_col: Vec<u32> = alloc::with_capacity(n_cells, CELLS)?;
         let mut cell_count: Vec<u64> = alloc::with_capacity(n_cells, CELLS)?;
-        let mut stretches = Vec::with_capacity(parts);
+        let mut stretches = alloc::with_capacity(parts, CELLS)?;
         let (mut rest_row, mut rest_col, mut rest_count) = (
             &mut cell_row.spare_capacity_mut()[..n_cells],
             &mut cell_col.spare_capacity_mut()[..n_cells],
@@ -225,8 +230,12 @@ fn compact_scalar<C: Copy + Into<u64>>(
 /// Windows of at least this many cells become tables on every thread.
 const DENSE_PARALLEL: usize = 1 << 16;
 
-/// `f` of each part `0..parts`, in order: on the pool's threads when there are several.
-fn each_part<R: Send>(parts: usize, f: impl Fn(usize) -> R + Sync + Send) -> Vec<R> {
+/// `f` of each part `0..parts`, in order: on the pool's threads when there are several
+/// (as many as the threads: few). The first error if any.
+fn each_part<R: Send>(
+    parts: usize,
+    f: impl Fn(usize) -> Result<R, Error> + Sync + Send,
+) -> Result<Vec<R>, Error> {
     if parts > 1 {
         pool::run(|| (0..parts).into_par_iter().map(f).collect())
     } else {
