@@ -6,6 +6,7 @@ same call gave before the cap. Without fallible allocation the child dies of SIG
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -198,3 +199,68 @@ def test_spread_pairs_that_repeat_are_added_up_in_place_when_memory_is_refused(c
     # pairs are added up in place (sorted) and the call goes on, in less.
     lines = _lines(LESS, case, headroom_mib)
     assert lines == ["capped call True", "no error", "next call True"]
+
+
+SWEEP = textwrap.dedent(
+    """
+    import resource, sys
+    import numpy as np
+    from fastcluster_metrics import _native
+
+    measure = sys.argv[1]
+    rng = np.random.default_rng(0)
+    # 2e6 samples of a million labels a side: 864,560 rows and 864,385 columns, whose
+    # logarithms and maxima take 6.6 MiB each.
+    a = rng.integers(0, 10**6, 2_000_000)
+    b = rng.integers(0, 10**6, 2_000_000)
+    table = _native.count(a, b)
+    call = getattr(table, measure)
+    want = call()
+    for mib in range(0, 16):
+        used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+        resource.setrlimit(resource.RLIMIT_AS, (used + (mib << 20), resource.RLIM_INFINITY))
+        try:
+            out = "same" if call() == want else "differs"
+        except MemoryError as error:
+            out = f"MemoryError: {error}"
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        print(out)
+    print("next call", call() == want)
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+@pytest.mark.parametrize(
+    ("measure", "what"),
+    [
+        ("mutual_info", "the mutual information's logarithms of the row and column sums"),
+        ("ami_parts", "the mutual information's logarithms of the row and column sums"),
+        ("purity", "the purity's column maxima"),
+    ],
+)
+def test_a_measures_buffers_refused_at_any_cap_are_a_memory_error(measure, what):
+    # The measures' own buffers (a value a row or a column) under caps from 0 to 15 MiB
+    # above use: each call gives the uncapped value or a MemoryError naming them, never the
+    # end of the process. One arena and a fixed mmap threshold, so that every large buffer
+    # takes fresh address space (glibc would otherwise serve it from memory freed before).
+    env = {
+        **os.environ,
+        "MALLOC_ARENA_MAX": "1",
+        "MALLOC_MMAP_THRESHOLD_": "65536",
+        "MALLOC_TRIM_THRESHOLD_": "65536",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", SWEEP, measure],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "next call True", lines
+    refused = [line for line in lines[:-1] if line != "same"]
+    assert refused, lines
+    assert all(line.endswith(f" MiB) for {what}") for line in refused), lines
+    assert lines[-2] == "same", lines

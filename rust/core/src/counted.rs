@@ -29,17 +29,17 @@ pub trait Measures {
         scores::entropy(self.row_sums())
     }
     /// The [`scores::entropy`] of the columns.
-    fn entropy_cols(&self) -> f64;
+    fn entropy_cols(&self) -> Result<f64, Error>;
     /// See [`scores::mutual_info`].
-    fn mutual_info(&self) -> f64;
+    fn mutual_info(&self) -> Result<f64, Error>;
     /// See [`scores::expected_mutual_info`].
-    fn expected_mutual_info(&self) -> f64;
+    fn expected_mutual_info(&self) -> Result<f64, Error>;
     /// See [`scores::ami_parts`].
-    fn ami_parts(&self) -> AmiParts;
+    fn ami_parts(&self) -> Result<AmiParts, Error>;
     /// See [`scores::purity`].
-    fn purity(&self) -> f64;
+    fn purity(&self) -> Result<f64, Error>;
     /// The columns' distinct sizes, each with its number of columns.
-    fn col_sizes(&self) -> Vec<(u64, u64)>;
+    fn col_sizes(&self) -> Result<Vec<(u64, u64)>, Error>;
 }
 
 impl Measures for Table {
@@ -71,27 +71,27 @@ impl Measures for Table {
         scores::pair_sums(self)
     }
 
-    fn entropy_cols(&self) -> f64 {
-        scores::entropy(&self.col_sums)
+    fn entropy_cols(&self) -> Result<f64, Error> {
+        Ok(scores::entropy(&self.col_sums))
     }
 
-    fn mutual_info(&self) -> f64 {
+    fn mutual_info(&self) -> Result<f64, Error> {
         scores::mutual_info(self)
     }
 
-    fn expected_mutual_info(&self) -> f64 {
+    fn expected_mutual_info(&self) -> Result<f64, Error> {
         scores::expected_mutual_info(self)
     }
 
-    fn ami_parts(&self) -> AmiParts {
+    fn ami_parts(&self) -> Result<AmiParts, Error> {
         scores::ami_parts(self)
     }
 
-    fn purity(&self) -> f64 {
+    fn purity(&self) -> Result<f64, Error> {
         scores::purity(self)
     }
 
-    fn col_sizes(&self) -> Vec<(u64, u64)> {
+    fn col_sizes(&self) -> Result<Vec<(u64, u64)>, Error> {
         size_counts(&self.col_sums)
     }
 }
@@ -131,28 +131,28 @@ macro_rules! compact_measures {
                 <$form as Compact>::pair_sums(self)
             }
 
-            fn entropy_cols(&self) -> f64 {
+            fn entropy_cols(&self) -> Result<f64, Error> {
                 <$form as Compact>::entropy_cols(self)
             }
 
-            fn mutual_info(&self) -> f64 {
-                <$form as Compact>::mutual_info(self)
+            fn mutual_info(&self) -> Result<f64, Error> {
+                Ok(<$form as Compact>::mutual_info(self))
             }
 
-            fn expected_mutual_info(&self) -> f64 {
+            fn expected_mutual_info(&self) -> Result<f64, Error> {
                 <$form as Compact>::expected_mutual_info(self)
             }
 
-            fn ami_parts(&self) -> AmiParts {
+            fn ami_parts(&self) -> Result<AmiParts, Error> {
                 <$form as Compact>::ami_parts(self)
             }
 
             /// Each cluster's majority is all of it.
-            fn purity(&self) -> f64 {
-                1.0
+            fn purity(&self) -> Result<f64, Error> {
+                Ok(1.0)
             }
 
-            fn col_sizes(&self) -> Vec<(u64, u64)> {
+            fn col_sizes(&self) -> Result<Vec<(u64, u64)>, Error> {
                 <$form as Compact>::col_sizes(self)
             }
         }
@@ -193,27 +193,27 @@ impl Measures for Partitioned {
         Partitioned::pair_sums(self)
     }
 
-    fn entropy_cols(&self) -> f64 {
-        scores::entropy(self.col_sums())
+    fn entropy_cols(&self) -> Result<f64, Error> {
+        Ok(scores::entropy(self.col_sums()))
     }
 
-    fn mutual_info(&self) -> f64 {
-        scores::mutual_info(self.table())
+    fn mutual_info(&self) -> Result<f64, Error> {
+        scores::mutual_info(self.try_table()?)
     }
 
-    fn expected_mutual_info(&self) -> f64 {
+    fn expected_mutual_info(&self) -> Result<f64, Error> {
         Partitioned::expected_mutual_info(self)
     }
 
-    fn ami_parts(&self) -> AmiParts {
-        scores::ami_parts(self.table())
+    fn ami_parts(&self) -> Result<AmiParts, Error> {
+        scores::ami_parts(self.try_table()?)
     }
 
-    fn purity(&self) -> f64 {
-        scores::purity(self.table())
+    fn purity(&self) -> Result<f64, Error> {
+        scores::purity(self.try_table()?)
     }
 
-    fn col_sizes(&self) -> Vec<(u64, u64)> {
+    fn col_sizes(&self) -> Result<Vec<(u64, u64)>, Error> {
         size_counts(self.col_sums())
     }
 }
@@ -342,27 +342,27 @@ impl Counted {
     }
 
     /// The [`scores::entropy`] of the columns.
-    pub fn entropy_cols(&self) -> f64 {
+    pub fn entropy_cols(&self) -> Result<f64, Error> {
         of_form!(self, entropy_cols)
     }
 
     /// See [`scores::mutual_info`].
-    pub fn mutual_info(&self) -> f64 {
+    pub fn mutual_info(&self) -> Result<f64, Error> {
         of_form!(self, mutual_info)
     }
 
     /// See [`scores::expected_mutual_info`].
-    pub fn expected_mutual_info(&self) -> f64 {
+    pub fn expected_mutual_info(&self) -> Result<f64, Error> {
         of_form!(self, expected_mutual_info)
     }
 
     /// See [`scores::ami_parts`].
-    pub fn ami_parts(&self) -> AmiParts {
+    pub fn ami_parts(&self) -> Result<AmiParts, Error> {
         of_form!(self, ami_parts)
     }
 
     /// See [`scores::purity`].
-    pub fn purity(&self) -> f64 {
+    pub fn purity(&self) -> Result<f64, Error> {
         of_form!(self, purity)
     }
 
@@ -370,15 +370,14 @@ impl Counted {
     /// random (the permutation model), for the standardized mutual information; 0.0 where
     /// every permutation gives the same value. See `scores::standardized`.
     pub fn mutual_info_variance(&self) -> Result<f64, Error> {
-        let cols = of_form!(self, col_sizes);
-        scores::mutual_info_variance(&size_counts(self.row_sums()), &cols, self.n())
-            .ok_or(Error::Stopped)
+        let cols = of_form!(self, col_sizes)?;
+        scores::mutual_info_variance(&size_counts(self.row_sums())?, &cols, self.n())
     }
 
     /// What `model` expects of a table with these margins (rows the fixed side of the
     /// one-sided models): see [`model_parts`].
     pub fn model_parts(&self, model: RandomModel, emi: bool) -> Result<ModelParts, Error> {
-        let cols = of_form!(self, col_sizes);
-        model_parts(&size_counts(self.row_sums()), &cols, self.n(), model, emi)
+        let cols = of_form!(self, col_sizes)?;
+        model_parts(&size_counts(self.row_sums())?, &cols, self.n(), model, emi)
     }
 }

@@ -873,29 +873,30 @@ impl Table {
 
     fn entropy_cols(&self, py: Python<'_>) -> PyResult<f64> {
         let counted = self.ready(py, false)?;
-        interruptible(py, self.long(), || counted.entropy_cols())
+        Ok(interruptible(py, self.long(), || counted.entropy_cols())?.map_err(CoreError::from)?)
     }
 
     fn mutual_info(&self, py: Python<'_>) -> PyResult<f64> {
         let counted = self.ready(py, true)?;
-        interruptible(py, self.long(), || counted.mutual_info())
+        Ok(interruptible(py, self.long(), || counted.mutual_info())?.map_err(CoreError::from)?)
     }
 
     fn expected_mutual_info(&self, py: Python<'_>) -> PyResult<f64> {
         let counted = self.ready(py, false)?;
-        interruptible(py, self.long(), || counted.expected_mutual_info())
+        let emi = interruptible(py, self.long(), || counted.expected_mutual_info())?;
+        Ok(emi.map_err(CoreError::from)?)
     }
 
     /// (mutual information, its expected value, entropy of the rows, of the columns),
     /// computed side by side.
     fn ami_parts(&self, py: Python<'_>) -> PyResult<(f64, f64, f64, f64)> {
         let counted = self.ready(py, true)?;
-        let p = interruptible(py, self.long(), || counted.ami_parts())?;
+        let p = interruptible(py, self.long(), || counted.ami_parts())?.map_err(CoreError::from)?;
         Ok((p.mutual_info, p.expected, p.entropy_rows, p.entropy_cols))
     }
 
     fn purity(&self, py: Python<'_>) -> PyResult<f64> {
-        Ok(self.ready(py, true)?.purity())
+        Ok(self.ready(py, true)?.purity().map_err(CoreError::from)?)
     }
 
     /// What a random model (clusim's name) expects of a table with these margins: (the
@@ -940,7 +941,9 @@ impl Table {
     /// themselves and the rows with themselves: Dirichlet-multinomial, or flat with `flat`.
     fn reduced_parts(&self, py: Python<'_>, flat: bool) -> PyResult<(f64, f64, f64, f64)> {
         let t = self.full(py)?;
-        let p = py.detach(|| fcm::scores::reduced_parts(t, flat));
+        let p = py
+            .detach(|| fcm::scores::reduced_parts(t, flat))
+            .map_err(CoreError::from)?;
         Ok((
             p.truth_given_pred,
             p.pred_given_truth,

@@ -12,6 +12,8 @@ mod walk;
 
 use rayon::prelude::*;
 
+use crate::alloc;
+use crate::error::Error;
 use crate::numeric::Sum;
 use crate::pool;
 use crate::stop;
@@ -34,35 +36,43 @@ use walk::{pair_start_ln, pair_walk, Start};
 /// least geometrically past the mode) is below 2^-60 of what was summed.
 /// Pairs whose probabilities step by one are walked eight side by side, a
 /// vector lane each.
-pub fn expected_mutual_info(t: &Table) -> f64 {
+///
+/// [`Error::OutOfMemory`] if the sizes' lists or the blocks' sums are refused.
+pub fn expected_mutual_info(t: &Table) -> Result<f64, Error> {
     if t.n_rows() == 1 || t.n_cols() == 1 || t.n == 0 {
-        return 0.0;
+        return Ok(0.0);
     }
-    emi_of_sizes(&size_counts(&t.row_sums), &size_counts(&t.col_sums), t.n)
+    emi_of_sizes(&size_counts(&t.row_sums)?, &size_counts(&t.col_sums)?, t.n)
 }
 
 /// [`expected_mutual_info`] of a table with more than one row and column, of `n` samples,
 /// whose distinct row and column sums are `rows` and `cols`, each with its number.
-pub(crate) fn emi_of_sizes(rows: &[(u64, u64)], cols: &[(u64, u64)], n: u64) -> f64 {
-    let weighted = |sizes: &[(u64, u64)]| -> Vec<(u64, f64)> {
-        sizes.iter().map(|&(s, c)| (s, c as f64)).collect()
-    };
-    emi_of_weighted_sizes(&weighted(rows), &weighted(cols), n)
+pub(crate) fn emi_of_sizes(rows: &[(u64, u64)], cols: &[(u64, u64)], n: u64) -> Result<f64, Error> {
+    let weighted =
+        |sizes: &[(u64, u64)]| alloc::collect(sizes.iter().map(|&(s, c)| (s, c as f64)), SIZES);
+    emi_of_weighted_sizes(&weighted(rows)?, &weighted(cols)?, n)
 }
+
+/// What the expected mutual information's lists of sizes are called when refused.
+const SIZES: &str = "the expected mutual information's lists of sizes";
 
 /// [`emi_of_sizes`] where each size has a weight, not a number: its expected number of
 /// blocks under a random model (`crate::models`).
-pub(crate) fn emi_of_weighted_sizes(rows: &[(u64, f64)], cols: &[(u64, f64)], n: u64) -> f64 {
+pub(crate) fn emi_of_weighted_sizes(
+    rows: &[(u64, f64)],
+    cols: &[(u64, f64)],
+    n: u64,
+) -> Result<f64, Error> {
     let ln_n = (n as f64).ln();
     // The pairs in fixed blocks, each summed on its own and the blocks' sums added in
     // order: the same result on any number of threads.
     let pairs = rows.len() * cols.len();
     // The part of each hypergeometric probability that depends on the column size alone.
-    let ln_draws: Vec<f64> = cols.iter().map(|&(b, _)| ln_binomial(b, n, b, n)).collect();
-    let with_ln = |sizes: &[(u64, f64)]| -> Vec<(u64, f64)> {
-        sizes.iter().map(|&(k, _)| (k, (k as f64).ln())).collect()
+    let ln_draws = alloc::collect(cols.iter().map(|&(b, _)| ln_binomial(b, n, b, n)), SIZES)?;
+    let with_ln = |sizes: &[(u64, f64)]| {
+        alloc::collect(sizes.iter().map(|&(k, _)| (k, (k as f64).ln())), SIZES)
     };
-    let (rows_ln, cols_ln) = (with_ln(rows), with_ln(cols));
+    let (rows_ln, cols_ln) = (with_ln(rows)?, with_ln(cols)?);
     // Pairs that fit the lanes are summed eight at a time, the others one by one; then
     // the block's pairs are added in order.
     let block_sum = |block: usize| {
@@ -98,53 +108,76 @@ pub(crate) fn emi_of_weighted_sizes(rows: &[(u64, f64)], cols: &[(u64, f64)], n:
         s
     };
     let blocks = pairs.div_ceil(EMI_BLOCK);
-    let sums: Vec<Sum> = if blocks > 1 && pool::threads() > 1 {
-        pool::run(|| (0..blocks).into_par_iter().map(block_sum).collect())
+    let mut sums = alloc::filled(
+        blocks,
+        Sum::default(),
+        "the expected mutual information's sums",
+    )?;
+    if blocks > 1 && pool::threads() > 1 {
+        pool::run(|| {
+            sums.par_iter_mut()
+                .enumerate()
+                .for_each(|(b, s)| *s = block_sum(b))
+        });
     } else {
-        (0..blocks).map(block_sum).collect()
-    };
+        sums.iter_mut()
+            .enumerate()
+            .for_each(|(b, s)| *s = block_sum(b));
+    }
     let mut total = Sum::default();
     for s in sums {
         total.add(s.sum);
         total.add(s.carry);
     }
-    total.value()
+    Ok(total.value())
 }
 
 /// Size pairs per block of the expected mutual information's sum.
 pub(crate) const EMI_BLOCK: usize = 64;
 
 /// The distinct non-zero sizes in `sums`, each with how often it occurs.
-pub(crate) fn size_counts(sums: &[u64]) -> Vec<(u64, u64)> {
+/// [`Error::OutOfMemory`] if their list is refused.
+pub(crate) fn size_counts(sums: &[u64]) -> Result<Vec<(u64, u64)>, Error> {
     // Many sizes below a small bound (10,000 clusters of a million samples): counted in
     // an array, not sorted (which was most of the serial part of the sum).
     let max = sums.iter().copied().max().unwrap_or(0);
     if max < 1 << 16 && max <= 8 * sums.len() as u64 {
         return small_size_counts(sums.iter().copied(), max);
     }
-    let mut v: Vec<u64> = sums.iter().copied().filter(|&s| s > 0).collect();
+    const WHAT: &str = "a list of sizes";
+    let mut v = alloc::with_capacity(sums.iter().filter(|&&s| s > 0).count(), WHAT)?;
+    v.extend(sums.iter().copied().filter(|&s| s > 0));
     v.sort_unstable();
+    // Added up in place: the distinct sizes are no more than the sizes.
     let mut out: Vec<(u64, u64)> = Vec::new();
     for s in v {
         match out.last_mut() {
             Some((size, count)) if *size == s => *count += 1,
-            _ => out.push((s, 1)),
+            _ => alloc::push(&mut out, (s, 1), WHAT)?,
         }
     }
-    out
+    Ok(out)
 }
 
 /// [`size_counts`] of sizes of at most `max` (below 2^16), counted in an array.
-pub(crate) fn small_size_counts(sums: impl Iterator<Item = u64>, max: u64) -> Vec<(u64, u64)> {
-    let mut count = vec![0u64; max as usize + 1];
+pub(crate) fn small_size_counts(
+    sums: impl Iterator<Item = u64>,
+    max: u64,
+) -> Result<Vec<(u64, u64)>, Error> {
+    const WHAT: &str = "a list of sizes";
+    let mut count = alloc::filled(max as usize + 1, 0u64, WHAT)?;
     for s in sums {
         count[s as usize] += 1;
     }
-    (1..=max)
-        .zip(&count[1..])
-        .filter(|&(_, &c)| c > 0)
-        .map(|(s, &c)| (s, c))
-        .collect()
+    let distinct = count[1..].iter().filter(|&&c| c > 0).count();
+    let mut out = alloc::with_capacity(distinct, WHAT)?;
+    out.extend(
+        (1..=max)
+            .zip(&count[1..])
+            .filter(|&(_, &c)| c > 0)
+            .map(|(s, &c)| (s, c)),
+    );
+    Ok(out)
 }
 
 /// Helpers of the tests: the reference forms of what the sums compute.
@@ -208,7 +241,7 @@ mod tests {
             (71_828_041_629_302_604, 1.527_284_438_027_44e-28),
         ] {
             let t = Table::from_cells(2, 2, &[0, 1], &[0, 1], &[big as i64, 166]).unwrap();
-            let got = expected_mutual_info(&t);
+            let got = expected_mutual_info(&t).unwrap();
             assert!((got - want).abs() <= 1e-13 * want, "{big}: {got} vs {want}");
         }
     }
@@ -236,11 +269,11 @@ mod tests {
                     (seed >> 33) % bound
                 })
                 .collect();
-            assert_eq!(size_counts(&sums), naive(&sums), "{len} {bound}");
+            assert_eq!(size_counts(&sums).unwrap(), naive(&sums), "{len} {bound}");
         }
-        assert_eq!(size_counts(&[0, 0]), vec![]);
+        assert_eq!(size_counts(&[0, 0]).unwrap(), vec![]);
         assert_eq!(
-            size_counts(&[u64::MAX, 1, u64::MAX]),
+            size_counts(&[u64::MAX, 1, u64::MAX]).unwrap(),
             vec![(1, 1), (u64::MAX, 2)]
         );
     }
@@ -265,7 +298,7 @@ mod tests {
             let k = a.min(b);
             let cells = [k, a - k, b - k, n - a - b + k];
             let t = Table::from_cells(2, 2, &[0, 0, 1, 1], &[0, 1, 0, 1], &cells).unwrap();
-            let got = expected_mutual_info(&t);
+            let got = expected_mutual_info(&t).unwrap();
             assert!(
                 (got - want).abs() <= 2e-15 * want,
                 "{n} {a} {b}: {got} vs {want}"
@@ -278,7 +311,7 @@ mod tests {
         // a + b > u64::MAX for the cell's row and column sums (found by the fuzz harness).
         let big = i64::MAX;
         let t = Table::from_cells(2, 2, &[0, 1, 1], &[0, 0, 1], &[big, big, 1]).unwrap();
-        let emi = expected_mutual_info(&t);
+        let emi = expected_mutual_info(&t).unwrap();
         assert!(emi.is_finite() && emi.abs() < 1e-9, "{emi}");
     }
 
@@ -294,7 +327,7 @@ mod tests {
         )
         .unwrap();
         let start = std::time::Instant::now();
-        let emi = expected_mutual_info(&t);
+        let emi = expected_mutual_info(&t).unwrap();
         // Exactly it is a tiny positive number; rounding may leave it a tiny negative one.
         assert!(emi.is_finite() && emi.abs() < 1e-9, "{emi}");
         assert!(start.elapsed().as_secs_f64() < 1.0);
@@ -347,7 +380,7 @@ mod tests {
             let b: Vec<i64> = (0..n).map(|_| next() % kb).collect();
             let t = table(&a, &b);
             let want = emi_reference(&t.row_sums, &t.col_sums, t.n);
-            let got = expected_mutual_info(&t);
+            let got = expected_mutual_info(&t).unwrap();
             assert!(
                 (got - want).abs() <= 1e-11 * want.abs().max(1e-3),
                 "n={n}: {got} vs {want}"

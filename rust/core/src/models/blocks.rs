@@ -24,6 +24,7 @@
 //! Sizes whose probability is below [`NEGLIGIBLE`] of the most likely size's (and every
 //! size past them) are left out: they change no sum by more than a rounding.
 
+use crate::alloc;
 use crate::emi::ln_binomial;
 use crate::error::Error;
 use crate::numeric::Sum;
@@ -50,14 +51,14 @@ pub(crate) struct BlockSizes {
 
 impl BlockSizes {
     /// From the probabilities `P_b` (not yet normalised) of the sizes `first..`.
-    fn from_shares(n: u64, first: u64, shares: &[f64]) -> BlockSizes {
+    fn from_shares(n: u64, first: u64, shares: &[f64]) -> Result<BlockSizes, Error> {
         let mut total = Sum::default();
         for &s in shares {
             total.add(s);
         }
         let total = total.value();
         let mut pair = Sum::default();
-        let mut sizes = Vec::with_capacity(shares.len());
+        let mut sizes = alloc::with_capacity(shares.len(), SIZES)?;
         for (b, &s) in (first..).zip(shares) {
             if s > 0.0 {
                 let p = s / total;
@@ -67,42 +68,45 @@ impl BlockSizes {
                 }
             }
         }
-        BlockSizes {
+        Ok(BlockSizes {
             sizes,
             pair: pair.value(),
-        }
+        })
     }
 
     /// The sizes of a fixed partition whose blocks are `counts` (size, number of blocks).
-    pub(crate) fn fixed(counts: &[(u64, u64)], n: u64) -> BlockSizes {
+    pub(crate) fn fixed(counts: &[(u64, u64)], n: u64) -> Result<BlockSizes, Error> {
         let pairs: u128 = counts
             .iter()
             .map(|&(s, c)| u128::from(c) * u128::from(s) * u128::from(s.saturating_sub(1)))
             .sum();
         let all = u128::from(n) * u128::from(n.saturating_sub(1));
-        BlockSizes {
-            sizes: counts.iter().map(|&(s, c)| (s, c as f64)).collect(),
+        Ok(BlockSizes {
+            sizes: alloc::collect(counts.iter().map(|&(s, c)| (s, c as f64)), SIZES)?,
             pair: if all == 0 {
                 0.0
             } else {
                 pairs as f64 / all as f64
             },
-        }
+        })
     }
 }
+
+/// What a random partition's sizes are called when refused.
+const SIZES: &str = "the block sizes of a random partition";
 
 /// The block sizes of a uniformly random partition of `n` items into `k` blocks
 /// (`1 <= k <= n`).
 pub(crate) fn into_blocks(n: u64, k: u64) -> Result<BlockSizes, Error> {
     debug_assert!(1 <= k && k <= n);
     if k == 1 {
-        return Ok(BlockSizes::from_shares(n, n, &[1.0]));
+        return BlockSizes::from_shares(n, n, &[1.0]);
     }
     if k == n {
-        return Ok(BlockSizes::from_shares(n, 1, &[1.0]));
+        return BlockSizes::from_shares(n, 1, &[1.0]);
     }
     match by_alternating_sums(n, k) {
-        Some(sizes) => Ok(sizes),
+        Some((first, shares)) => BlockSizes::from_shares(n, first, &shares),
         None => by_recurrence(n, k),
     }
 }
@@ -137,9 +141,10 @@ fn ln_share_blocks(n: u64, k: u64, b: u64) -> Option<f64> {
     Some(ln_binomial(b - 1, n - 1, 1, k) + t)
 }
 
-/// [`into_blocks`] by the alternating sums, walking out from the most likely size until
-/// the sizes are negligible; None where a sum is poorly conditioned.
-fn by_alternating_sums(n: u64, k: u64) -> Option<BlockSizes> {
+/// [`into_blocks`]'s first size and shares by the alternating sums, walking out from the
+/// most likely size until the sizes are negligible; None where a sum is poorly
+/// conditioned. (Each size costs a sum of up to `k` terms: the sizes are few.)
+fn by_alternating_sums(n: u64, k: u64) -> Option<(u64, Vec<f64>)> {
     let last = n - k + 1;
     let mode = (1 + (n - 1) / k).min(last);
     let at_mode = ln_share_blocks(n, k, mode)?;
@@ -174,7 +179,7 @@ fn by_alternating_sums(n: u64, k: u64) -> Option<BlockSizes> {
         .chain(std::iter::once(at_mode))
         .chain(up)
         .collect();
-    Some(BlockSizes::from_shares(n, first, &shares(&lns, top)))
+    Some((first, shares(&lns, top)))
 }
 
 /// exp(ln - top) of each, 0 below [`NEGLIGIBLE`].
@@ -267,7 +272,7 @@ fn by_recurrence(n: u64, k: u64) -> Result<BlockSizes, Error> {
     }
     let w = usize::try_from(width).map_err(|_| Error::TooCostly("too many sizes".into()))?;
     // column[i] = S(j + i, j), for j = 1 .. k - 1.
-    let mut column = vec![Wide::ONE; w];
+    let mut column = alloc::filled(w, Wide::ONE, SIZES)?;
     for j in 2..k {
         if stop::requested() {
             return Err(Error::Stopped);
@@ -284,7 +289,7 @@ fn by_recurrence(n: u64, k: u64) -> Result<BlockSizes, Error> {
     }
     // P_b ∝ C(n-1, b-1) S(n-b, k-1), with S(n-b, k-1) = column[n - b - (k - 1)]; each
     // taken over the largest as one division (their logarithms would lose digits).
-    let mut products = Vec::with_capacity(w);
+    let mut products = alloc::with_capacity(w, SIZES)?;
     let mut choose = Wide::ONE;
     for b in 1..=width {
         if b > 1 {
@@ -296,12 +301,15 @@ fn by_recurrence(n: u64, k: u64) -> Result<BlockSizes, Error> {
         .iter()
         .copied()
         .fold(Wide::ZERO, |a, b| if b.above(a) { b } else { a });
-    let shares: Vec<f64> = products.iter().map(|p| p.over(top)).collect();
-    Ok(BlockSizes::from_shares(n, 1, &shares))
+    drop(column);
+    let shares = alloc::collect(products.iter().map(|p| p.over(top)), SIZES)?;
+    drop(products);
+    BlockSizes::from_shares(n, 1, &shares)
 }
 
-/// The block sizes of a uniformly random partition of `n >= 1` items.
-pub(crate) fn any_blocks(n: u64) -> BlockSizes {
+/// The block sizes of a uniformly random partition of `n >= 1` items. (Its lists are of
+/// the sizes whose weights are not negligible, some thousands at most.)
+pub(crate) fn any_blocks(n: u64) -> Result<BlockSizes, Error> {
     if n == 1 {
         return BlockSizes::from_shares(1, 1, &[1.0]);
     }
@@ -476,14 +484,15 @@ mod tests {
         let s = stirling(34);
         let bell = |m: u64| s[m as usize].iter().sum::<u128>();
         for n in 1..=34u64 {
-            check(&any_blocks(n), n, bell, &format!("n {n}"));
+            check(&any_blocks(n).unwrap(), n, bell, &format!("n {n}"));
         }
     }
 
     #[test]
     fn alternating_sums_and_recurrence_agree() {
         for (n, k) in [(3000u64, 100u64), (2000, 7), (5000, 400), (400, 20)] {
-            let sums = by_alternating_sums(n, k).expect("well conditioned");
+            let (first, shares) = by_alternating_sums(n, k).expect("well conditioned");
+            let sums = BlockSizes::from_shares(n, first, &shares).unwrap();
             let steps = by_recurrence(n, k).unwrap();
             let weight = |sizes: &BlockSizes, b: u64| {
                 sizes
@@ -526,7 +535,7 @@ mod tests {
             close(items, n as f64, "items");
         }
         for n in [1000u64, 1_000_000, 10_000_000] {
-            let sizes = any_blocks(n);
+            let sizes = any_blocks(n).unwrap();
             let items: f64 = sizes.sizes.iter().map(|&(b, w)| b as f64 * w).sum();
             close(items, n as f64, "items");
             // B(n-1)/B(n) is about ln n / n.

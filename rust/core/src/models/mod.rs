@@ -75,7 +75,8 @@ pub struct ModelParts {
 ///
 /// Errors: [`Error::TooCostly`] where the block sizes of a partition into a given number
 /// of blocks need more than [`RECURRENCE_STEPS`] steps (`n` below about `k ln k`, `k`
-/// and `n - k` both large), [`Error::Stopped`] when interrupted.
+/// and `n - k` both large), [`Error::Stopped`] when interrupted, [`Error::OutOfMemory`]
+/// when the sizes' lists are refused.
 pub fn model_parts(
     rows: &[(u64, u64)],
     cols: &[(u64, u64)],
@@ -86,10 +87,10 @@ pub fn model_parts(
     let side = |sizes: &[(u64, u64)], random: Option<bool>| -> Result<BlockSizes, Error> {
         let k: u64 = sizes.iter().map(|&(_, c)| c).sum();
         match random {
-            None => Ok(BlockSizes::fixed(sizes, n)),
+            None => BlockSizes::fixed(sizes, n),
             Some(false) if n > 0 => into_blocks(n, k),
-            Some(true) if n > 0 => Ok(any_blocks(n)),
-            Some(_) => Ok(BlockSizes::fixed(sizes, n)),
+            Some(true) if n > 0 => any_blocks(n),
+            Some(_) => BlockSizes::fixed(sizes, n),
         }
     };
     // None: kept; Some(false): drawn with its number of blocks; Some(true): any number.
@@ -104,13 +105,15 @@ pub fn model_parts(
     let c = side(cols, how_cols)?;
     // A side that is one block (for sure) shares nothing with the other.
     let one_block = |s: &BlockSizes| s.sizes.len() == 1 && s.sizes[0].0 == n;
-    let expected_mi = emi.then(|| {
-        if n == 0 || one_block(&r) || one_block(&c) {
-            0.0
-        } else {
-            emi_of_weighted_sizes(&r.sizes, &c.sizes, n)
-        }
-    });
+    let expected_mi = emi
+        .then(|| {
+            if n == 0 || one_block(&r) || one_block(&c) {
+                Ok(0.0)
+            } else {
+                emi_of_weighted_sizes(&r.sizes, &c.sizes, n)
+            }
+        })
+        .transpose()?;
     Ok(ModelParts {
         pair_rows: r.pair,
         pair_cols: c.pair,

@@ -2,6 +2,7 @@
 //! is its column's sum, so what the cells give, the column sums give.
 
 use crate::emi::{emi_of_sizes, size_counts, small_size_counts};
+use crate::error::Error;
 use crate::numeric::{ln_count, Sum};
 use crate::pool;
 use crate::scores::{entropy, sum_sq, AmiParts, PairSums};
@@ -16,7 +17,7 @@ pub(crate) trait Compact: Sync + Sized {
     /// Σ b_j².
     fn cols_sq(&self) -> u128;
     /// The columns' distinct sizes, each with its number of columns.
-    fn col_sizes(&self) -> Vec<(u64, u64)>;
+    fn col_sizes(&self) -> Result<Vec<(u64, u64)>, Error>;
     /// Into `kept` (by a row offset plus one), the sum of each row's cells whose count
     /// is at least `least` of the row, if the form has its cells and some row leaves
     /// out a cell; false (nothing written) otherwise.
@@ -36,22 +37,27 @@ pub(crate) trait Compact: Sync + Sized {
     /// times how many columns have it (one rounding more than a term a column, summed
     /// over far fewer terms; a term a column, a pass over the map, took 40 ms for 1e7
     /// singletons).
-    fn entropy_cols(&self) -> f64 {
-        entropy_of_sizes(&self.col_sizes(), self.n_cols(), self.rows().n)
+    fn entropy_cols(&self) -> Result<f64, Error> {
+        Ok(entropy_of_sizes(
+            &self.col_sizes()?,
+            self.n_cols(),
+            self.rows().n,
+        ))
     }
 
-    /// See [`crate::scores::mutual_info`] and [`mutual_info`].
+    /// See [`crate::scores::mutual_info`] and [`mutual_info`]. (Its per-row vectors are
+    /// of at most [`super::form::ROWS_MAX`] rows: they do not grow with the input.)
     fn mutual_info(&self) -> f64 {
         mutual_info(self)
     }
 
     /// See [`crate::scores::expected_mutual_info`].
-    fn expected_mutual_info(&self) -> f64 {
-        emi_of_cols(self, &self.col_sizes())
+    fn expected_mutual_info(&self) -> Result<f64, Error> {
+        emi_of_cols(self, &self.col_sizes()?)
     }
 
     /// See [`crate::scores::ami_parts`] and [`ami_parts`].
-    fn ami_parts(&self) -> AmiParts {
+    fn ami_parts(&self) -> Result<AmiParts, Error> {
         ami_parts(self)
     }
 }
@@ -69,7 +75,7 @@ impl Compact for OneRow {
         self.cols_sq
     }
 
-    fn col_sizes(&self) -> Vec<(u64, u64)> {
+    fn col_sizes(&self) -> Result<Vec<(u64, u64)>, Error> {
         small_size_counts(
             self.slots().map(|s| u64::from(s >> 16)),
             u64::from(COUNT_MAX),
@@ -104,8 +110,8 @@ impl Compact for Singletons {
         u128::from(self.rows.n)
     }
 
-    fn col_sizes(&self) -> Vec<(u64, u64)> {
-        vec![(1, self.rows.n)]
+    fn col_sizes(&self) -> Result<Vec<(u64, u64)>, Error> {
+        Ok(vec![(1, self.rows.n)])
     }
 
     fn kept_cells(&self, _: &[u64], _: &mut [u64]) -> bool {
@@ -181,17 +187,17 @@ fn mutual_info(o: &impl Compact) -> f64 {
 
 /// [`crate::scores::expected_mutual_info`] given the columns' sizes (0.0 for a single
 /// row or column).
-fn emi_of_cols(o: &impl Compact, cols: &[(u64, u64)]) -> f64 {
+fn emi_of_cols(o: &impl Compact, cols: &[(u64, u64)]) -> Result<f64, Error> {
     let rows = o.rows();
     if rows.keys.keys.len() == 1 || o.n_cols() == 1 || rows.n == 0 {
-        return 0.0;
+        return Ok(0.0);
     }
-    emi_of_sizes(&size_counts(&rows.sums), cols, rows.n)
+    emi_of_sizes(&size_counts(&rows.sums)?, cols, rows.n)
 }
 
 /// See [`crate::scores::ami_parts`]; the columns' sizes are counted once for two of them.
-fn ami_parts(o: &impl Compact) -> AmiParts {
-    let cols = o.col_sizes();
+fn ami_parts(o: &impl Compact) -> Result<AmiParts, Error> {
+    let cols = o.col_sizes()?;
     let rows = o.rows();
     let expected = || emi_of_cols(o, &cols);
     let entropies = || {
@@ -205,10 +211,10 @@ fn ami_parts(o: &impl Compact) -> AmiParts {
     } else {
         ((mutual_info(o), expected()), entropies())
     };
-    AmiParts {
+    Ok(AmiParts {
         mutual_info,
-        expected,
+        expected: expected?,
         entropy_rows,
         entropy_cols,
-    }
+    })
 }

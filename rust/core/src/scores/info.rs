@@ -3,7 +3,9 @@
 
 use rayon::prelude::*;
 
+use crate::alloc;
 use crate::cpu::{self, MiTables};
+use crate::error::Error;
 use crate::numeric::{ln_count, ln_small, Sum, LN_SMALL};
 use crate::pool;
 use crate::stop;
@@ -38,9 +40,10 @@ const MI_BLOCK: usize = 1 << 14;
 /// Mutual information (natural log) of the table, as scikit-learn's
 /// `mutual_info_score`: 0.0 when either side has a single row or column;
 /// per-cell terms smaller than machine epsilon count as zero; never negative.
-pub fn mutual_info(t: &Table) -> f64 {
+/// [`Error::OutOfMemory`] if a wide table's per-row and per-column logarithms are refused.
+pub fn mutual_info(t: &Table) -> Result<f64, Error> {
     if t.n_rows() == 1 || t.n_cols() == 1 || t.n == 0 {
-        return 0.0;
+        return Ok(0.0);
     }
     let n = t.n as f64;
     let ln_n = n.ln();
@@ -68,8 +71,9 @@ pub fn mutual_info(t: &Table) -> f64 {
         // sums added in order (the same result on any number of threads).
         let ln_small = ln_small();
         // Per row, ln n - ln a_i (one rounding, shared by the row's cells).
-        let row_part: Vec<f64> = t.row_sums.iter().map(|&a| ln_n - ln_count(a)).collect();
-        let ln_cols: Vec<f64> = t.col_sums.iter().map(|&b| ln_count(b)).collect();
+        let what = "the mutual information's logarithms of the row and column sums";
+        let row_part = alloc::collect(t.row_sums.iter().map(|&a| ln_n - ln_count(a)), what)?;
+        let ln_cols = alloc::collect(t.col_sums.iter().map(|&b| ln_count(b)), what)?;
         let cells = t.cell_count.len();
         // Each cell's n_ij ((ln n_ij - ln b_j) + (ln n - ln a_i)), summed and divided by n
         // once at the end; scikit-learn's p_ij (...) below machine epsilon counts as zero.
@@ -93,11 +97,18 @@ pub fn mutual_info(t: &Table) -> f64 {
             )
         };
         let blocks = cells.div_ceil(MI_BLOCK);
-        let sums: Vec<Sum> = if pool::threads() > 1 {
-            pool::run(|| (0..blocks).into_par_iter().map(block_sum).collect())
+        let mut sums = alloc::filled(blocks, Sum::default(), what)?;
+        if pool::threads() > 1 {
+            pool::run(|| {
+                sums.par_iter_mut()
+                    .enumerate()
+                    .for_each(|(b, s)| *s = block_sum(b))
+            });
         } else {
-            (0..blocks).map(block_sum).collect()
-        };
+            sums.iter_mut()
+                .enumerate()
+                .for_each(|(b, s)| *s = block_sum(b));
+        }
         let mut total = Sum::default();
         for b in sums {
             total.add(b.sum);
@@ -105,7 +116,7 @@ pub fn mutual_info(t: &Table) -> f64 {
         }
         s.add(total.value() / n);
     }
-    s.value().max(0.0)
+    Ok(s.value().max(0.0))
 }
 
 /// The tables a wide table's mutual-information terms read.
@@ -230,6 +241,6 @@ mod tests {
     fn mutual_info_of_identical_labelings_is_their_entropy() {
         let a = [0, 0, 1, 2, 2, 2];
         let t = table(&a, &a);
-        assert!((mutual_info(&t) - entropy(&t.row_sums)).abs() < 1e-15);
+        assert!((mutual_info(&t).unwrap() - entropy(&t.row_sums)).abs() < 1e-15);
     }
 }

@@ -1,5 +1,7 @@
 //! The pair-counting sums and the purity: exact integer sums over a [`Table`].
 
+use crate::alloc;
+use crate::error::Error;
 use crate::table::Table;
 
 /// The exact sums every pair-counting measure is made of.
@@ -31,16 +33,17 @@ pub fn pair_sums(t: &Table) -> PairSums {
 
 /// Purity: (1/n) Σ_j max_i n_ij, the share of samples in the majority class of
 /// their cluster (rows are classes, columns clusters). 1.0 for no samples.
-pub fn purity(t: &Table) -> f64 {
+/// [`Error::OutOfMemory`] if the columns' maxima are refused.
+pub fn purity(t: &Table) -> Result<f64, Error> {
     if t.n == 0 {
-        return 1.0;
+        return Ok(1.0);
     }
-    let mut best = vec![0u64; t.n_cols()];
+    let mut best = alloc::filled(t.n_cols(), 0u64, "the purity's column maxima")?;
     for (&j, &c) in t.cell_col.iter().zip(&t.cell_count) {
         let b = &mut best[j as usize];
         *b = (*b).max(c);
     }
-    best.iter().sum::<u64>() as f64 / t.n as f64
+    Ok(best.iter().sum::<u64>() as f64 / t.n as f64)
 }
 
 #[cfg(test)]
@@ -65,6 +68,6 @@ mod tests {
     #[test]
     fn purity_counts_majorities() {
         let t = table(&[0, 0, 1, 1, 1, 2], &[0, 0, 0, 1, 1, 1]);
-        assert!((purity(&t) - 4.0 / 6.0).abs() < 1e-15);
+        assert!((purity(&t).unwrap() - 4.0 / 6.0).abs() < 1e-15);
     }
 }

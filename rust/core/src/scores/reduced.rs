@@ -19,6 +19,7 @@
 //! times is one `lgamma` times `m`), so a table of many cells costs its distinct counts.
 
 use crate::emi::size_counts;
+use crate::error::Error;
 use crate::table::Table;
 
 /// The four reduced mutual informations that the normalisations combine, in bits: of the
@@ -36,18 +37,19 @@ pub struct ReducedParts {
     pub truth_self: f64,
 }
 
-/// The reduced mutual informations of `t` (Dirichlet-multinomial, or flat with `flat`).
-pub fn reduced_parts(t: &Table, flat: bool) -> ReducedParts {
-    let rows = size_counts(&t.row_sums);
-    let cols = size_counts(&t.col_sums);
-    let cells = size_counts(&t.cell_count);
+/// The reduced mutual informations of `t` (Dirichlet-multinomial, or flat with `flat`);
+/// [`Error::OutOfMemory`] if the lists of sizes are refused.
+pub fn reduced_parts(t: &Table, flat: bool) -> Result<ReducedParts, Error> {
+    let rows = size_counts(&t.row_sums)?;
+    let cols = size_counts(&t.col_sums)?;
+    let cells = size_counts(&t.cell_count)?;
     let rmi = if flat { flat_rmi } else { dirichlet_rmi };
-    ReducedParts {
+    Ok(ReducedParts {
         truth_given_pred: rmi(&rows, &cols, &cells),
         pred_given_truth: rmi(&cols, &rows, &cells),
         pred_self: rmi(&cols, &cols, &cols),
         truth_self: rmi(&rows, &rows, &rows),
-    }
+    })
 }
 
 /// `ln x!` of a real `x`.
@@ -189,7 +191,7 @@ mod tests {
         let a: Vec<i64> = (0..300).map(|i| (i * 7 % 13) as i64).collect();
         let t = count(&a, &a).unwrap();
         for flat in [false, true] {
-            let p = reduced_parts(&t, flat);
+            let p = reduced_parts(&t, flat).unwrap();
             assert!((p.truth_given_pred - p.truth_self).abs() < 1e-9 * p.truth_self.abs());
             assert!((p.pred_given_truth - p.pred_self).abs() < 1e-9 * p.pred_self.abs());
         }

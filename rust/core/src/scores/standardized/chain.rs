@@ -5,7 +5,9 @@
 
 use std::ops::Range;
 
-use super::window::{window, Window};
+use super::window::{window, Window, BUFFERS};
+use crate::alloc;
+use crate::error::Error;
 use crate::stop;
 
 /// The conditional probabilities of category `k`'s count given each state `s` of the
@@ -19,18 +21,20 @@ fn conditionals(
     (draws, size, pop): (u64, u64, u64),
     q: &mut Vec<f64>,
     mut visit: impl FnMut(u64, &[f64]),
-) {
+) -> Result<(), Error> {
     // The range worked on spans the conditional windows of the highest and the lowest
     // state (the mass moves up with each draw, so none may start below it) and `xw`.
     let top = states.hi();
-    let first = window(draws - top, size, pop);
-    let last = window(draws - states.lo, size, pop);
+    let first = window(draws - top, size, pop)?;
+    let last = window(draws - states.lo, size, pop)?;
     let lo = first.lo.min(xw.lo);
     let hi = last.hi().max(xw.hi()).max(first.hi());
+    let len = (hi - lo + 1) as usize;
     q.clear();
-    q.resize((hi - lo + 1) as usize, 0.0);
+    alloc::reserve_exact(q, len, BUFFERS)?;
+    q.resize(len, 0.0);
     q[(first.lo - lo) as usize..][..first.p.len()].copy_from_slice(&first.p);
-    let mut spare = vec![0.0; q.len()];
+    let mut spare = alloc::filled(q.len(), 0.0, BUFFERS)?;
     let off = (xw.lo - lo) as usize;
     let (c, m) = (size as f64, pop as f64);
     for s in (states.lo..=top).rev() {
@@ -51,21 +55,22 @@ fn conditionals(
         }
         visit(s, &q[off..][..xw.p.len()]);
     }
+    Ok(())
 }
 
 /// The windows of the partial sums `s_k = x_0 + … + x_{k-1}`, `k = 0..=K`, of the counts
 /// of categories of `sizes` (summing to `total`) among `draws` samples drawn at random,
 /// and the samples left before each category.
-fn chain(sizes: &[u64], total: u64, draws: u64) -> (Vec<Window>, Vec<u64>) {
-    let (mut prefix, mut pops) = (0u64, Vec::with_capacity(sizes.len()));
-    let mut states = Vec::with_capacity(sizes.len() + 1);
-    states.push(window(draws, 0, total));
+fn chain(sizes: &[u64], total: u64, draws: u64) -> Result<(Vec<Window>, Vec<u64>), Error> {
+    let (mut prefix, mut pops) = (0u64, alloc::with_capacity(sizes.len(), BUFFERS)?);
+    let mut states = alloc::with_capacity(sizes.len() + 1, BUFFERS)?;
+    states.push(window(draws, 0, total)?);
     for &c in sizes {
         pops.push(total - prefix);
         prefix += c;
-        states.push(window(draws, prefix, total));
+        states.push(window(draws, prefix, total)?);
     }
-    (states, pops)
+    Ok((states, pops))
 }
 
 /// The counts of a category from the state `s` that land in the next states' window: their
@@ -86,24 +91,23 @@ fn targets(w: &Window, next: &Window, s: u64) -> Option<(Range<usize>, Range<usi
 /// samples drawn at random and two functions `g[k]`, `f[k]` of each count given on the
 /// window of its distribution (`windows[k]`): the covariance of `Σ_k g_k(x_k)` and
 /// `Σ_k f_k(x_k)`, in one forward pass carrying, on each state, its probability, the
-/// expected sums of the `g` and the `f` so far and of their product. `None` when stopped.
+/// expected sums of the `g` and the `f` so far and of their product. [`Error::Stopped`]
+/// when stopped.
 pub(super) fn covariance(
     sizes: &[u64],
     total: u64,
     draws: u64,
     windows: &[&Window],
     (g, f): (&[&[f64]], &[&[f64]]),
-) -> Option<f64> {
-    let (states, pops) = chain(sizes, total, draws);
+) -> Result<f64, Error> {
+    let (states, pops) = chain(sizes, total, draws)?;
     let mut q = Vec::new();
     // Probability, Σg, Σf and Σg Σf on each state, side by side.
     let mut cur_acc = vec![[1.0, 0.0, 0.0, 0.0]];
     for k in 0..sizes.len() {
-        if stop::requested() {
-            return None;
-        }
+        stop::check()?;
         let (cur, next, w, gk, fk) = (&states[k], &states[k + 1], windows[k], g[k], f[k]);
-        let mut acc = vec![[0.0; 4]; next.p.len()];
+        let mut acc = alloc::filled(next.p.len(), [0.0; 4], BUFFERS)?;
         conditionals(cur, w, (draws, sizes[k], pops[k]), &mut q, |s, q| {
             let [p, sg, sf, sgf] = cur_acc[(s - cur.lo) as usize];
             let Some((xs, t)) = targets(w, next, s).filter(|_| p != 0.0) else {
@@ -120,39 +124,37 @@ pub(super) fn covariance(
                 a[2] += (sf + p * fx) * qv;
                 a[3] += (sgf + sg * fx + sf * gx + p * gx * fx) * qv;
             }
-        });
+        })?;
         cur_acc = acc;
     }
     let [p, sg, sf, sgf] = cur_acc[0];
-    Some(sgf / p - (sg / p) * (sf / p))
+    Ok(sgf / p - (sg / p) * (sf / p))
 }
 
 /// For the counts `x_k` of categories of `sizes` (summing to `total`) among `draws`
 /// samples drawn at random, and a function `phi[k]` of each count given on the window of
 /// its distribution (`windows[k]`): `E[Σ_{l≠k} φ_l(x_l) | x_k = x]` for each `k` and each
-/// `x` of its window. `None` when stopped.
+/// `x` of its window. [`Error::Stopped`] when stopped.
 pub(super) fn others(
     sizes: &[u64],
     total: u64,
     draws: u64,
     windows: &[&Window],
     phi: &[&[f64]],
-) -> Option<Vec<Vec<f64>>> {
+) -> Result<Vec<Vec<f64>>, Error> {
     let k_all = sizes.len();
-    let (states, pops) = chain(sizes, total, draws);
+    let (states, pops) = chain(sizes, total, draws)?;
     let mut q = Vec::new();
     // Forward: the probability of each state and the expected sum of the φ so far on it.
-    let mut alpha: Vec<Vec<f64>> = Vec::with_capacity(k_all);
-    let mut sums: Vec<Vec<f64>> = Vec::with_capacity(k_all);
+    let mut alpha: Vec<Vec<f64>> = alloc::with_capacity(k_all, BUFFERS)?;
+    let mut sums: Vec<Vec<f64>> = alloc::with_capacity(k_all, BUFFERS)?;
     alpha.push(vec![1.0]);
     sums.push(vec![0.0]);
     for k in 0..k_all {
-        if stop::requested() {
-            return None;
-        }
+        stop::check()?;
         let (cur, next, w, ph) = (&states[k], &states[k + 1], windows[k], phi[k]);
-        let mut a_next = vec![0.0; next.p.len()];
-        let mut s_next = vec![0.0; next.p.len()];
+        let mut a_next = alloc::filled(next.p.len(), 0.0, BUFFERS)?;
+        let mut s_next = alloc::filled(next.p.len(), 0.0, BUFFERS)?;
         let (a_cur, f_cur) = (&alpha[k], &sums[k]);
         conditionals(cur, w, (draws, sizes[k], pops[k]), &mut q, |s, q| {
             let si = (s - cur.lo) as usize;
@@ -170,7 +172,7 @@ pub(super) fn others(
                 *an += aq;
                 *sn += f * qv + aq * p;
             }
-        });
+        })?;
         if k + 1 < k_all {
             alpha.push(a_next);
             sums.push(s_next);
@@ -178,16 +180,14 @@ pub(super) fn others(
     }
     // Backward: the expected sum of the φ still to come from each state, and, category by
     // category, the expected sum of the others' φ jointly with each count.
-    let mut out = vec![Vec::new(); k_all];
-    let mut beta_next = vec![0.0; states[k_all].p.len()];
+    let mut out = alloc::filled(k_all, Vec::new(), BUFFERS)?;
+    let mut beta_next = alloc::filled(states[k_all].p.len(), 0.0, BUFFERS)?;
     for k in (0..k_all).rev() {
-        if stop::requested() {
-            return None;
-        }
+        stop::check()?;
         let (cur, next, w, ph) = (&states[k], &states[k + 1], windows[k], phi[k]);
-        let mut beta = vec![0.0; cur.p.len()];
-        let mut num = vec![0.0; w.p.len()];
-        let mut den = vec![0.0; w.p.len()];
+        let mut beta = alloc::filled(cur.p.len(), 0.0, BUFFERS)?;
+        let mut num = alloc::filled(w.p.len(), 0.0, BUFFERS)?;
+        let mut den = alloc::filled(w.p.len(), 0.0, BUFFERS)?;
         let (a_cur, f_cur) = (&alpha[k], &sums[k]);
         conditionals(cur, w, (draws, sizes[k], pops[k]), &mut q, |s, q| {
             let si = (s - cur.lo) as usize;
@@ -209,15 +209,15 @@ pub(super) fn others(
                 *de += a * qv;
             }
             beta[si] = if mass > 0.0 { ahead / mass } else { 0.0 };
-        });
-        out[k] = num
-            .iter()
-            .zip(&den)
-            .map(|(&u, &v)| if v > 0.0 { u / v } else { 0.0 })
-            .collect();
+        })?;
+        // In place: the numerators become the expectations.
+        for (u, &v) in num.iter_mut().zip(&den) {
+            *u = if v > 0.0 { *u / v } else { 0.0 };
+        }
+        out[k] = num;
         beta_next = beta;
     }
-    Some(out)
+    Ok(out)
 }
 
 /// The work of [`covariance`] or [`others`] on categories of `sizes` (each with its number)

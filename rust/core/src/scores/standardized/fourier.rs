@@ -27,7 +27,9 @@
 use std::f64::consts::PI;
 use std::ops::{Add, Mul};
 
-use super::window::Window;
+use super::window::{Window, BUFFERS};
+use crate::alloc;
+use crate::error::Error;
 use crate::stop;
 
 /// `ln` of the bound on each left-out part, relative to the sums.
@@ -146,42 +148,36 @@ fn frequencies(sizes: &[(u64, u64)], total: u64, draws: u64, support: u64) -> (u
 /// takes about a third of the chain's (timed on 33 x 60 tables of 1e3 to 1e5 samples).
 pub(super) fn cost(sizes: &[(u64, u64)], total: u64, draws: u64) -> f64 {
     let p = draws as f64 / total as f64;
-    let widths: Vec<u64> = sizes
+    let width = |c: u64| (2.0 * spread(c as f64 * p * (1.0 - p))).ceil() as u64 + 1;
+    let support = sizes
         .iter()
-        .map(|&(c, _)| (2.0 * spread(c as f64 * p * (1.0 - p))).ceil() as u64 + 1)
-        .collect();
-    let support = widths
-        .iter()
-        .zip(sizes)
-        .map(|(w, &(_, k))| w.saturating_mul(k))
+        .map(|&(c, k)| width(c).saturating_mul(k))
         .fold(1u64, u64::saturating_add);
     let (_, m_max) = frequencies(sizes, total, draws, support);
-    (m_max + 1) as f64 * widths.iter().sum::<u64>() as f64 / 3.0
+    (m_max + 1) as f64 * sizes.iter().map(|&(c, _)| width(c)).sum::<u64>() as f64 / 3.0
 }
 
 impl Plan {
-    fn new(sizes: &[(u64, u64)], total: u64, draws: u64, support: u64) -> Plan {
+    fn new(sizes: &[(u64, u64)], total: u64, draws: u64, support: u64) -> Result<Plan, Error> {
         let (len, m_max) = frequencies(sizes, total, draws, support);
         let lf = len as f64;
-        let thetas: Vec<f64> = (0..=m_max).map(|m| 2.0 * PI * m as f64 / lf).collect();
-        let weights = (0..=m_max)
-            .map(|m| {
-                if m == 0 || 2 * m == len {
-                    1.0 / lf
-                } else {
-                    2.0 / lf
-                }
-            })
-            .collect();
-        let table = thetas
-            .iter()
-            .map(|&t| std::array::from_fn(|r| C::cis(t * r as f64)))
-            .collect();
-        Plan {
+        let ms = || 0..m_max as usize + 1;
+        let thetas = alloc::collect(ms().map(|m| 2.0 * PI * m as f64 / lf), BUFFERS)?;
+        let weight = |m: usize| {
+            if m == 0 || 2 * m as u64 == len {
+                1.0 / lf
+            } else {
+                2.0 / lf
+            }
+        };
+        let weights = alloc::collect(ms().map(weight), BUFFERS)?;
+        let phases = |&t: &f64| std::array::from_fn(|r| C::cis(t * r as f64));
+        let table = alloc::collect(thetas.iter().map(phases), BUFFERS)?;
+        Ok(Plan {
             thetas,
             table,
             weights,
-        }
+        })
     }
 
     fn len(&self) -> usize {
@@ -219,7 +215,7 @@ struct Binomial {
 }
 
 impl Binomial {
-    fn new(size: u64, p: f64, hyp: &Window) -> Binomial {
+    fn new(size: u64, p: f64, hyp: &Window) -> Result<Binomial, Error> {
         let c = size as f64;
         let mean = c * p;
         let half = spread(mean * (1.0 - p));
@@ -227,7 +223,7 @@ impl Binomial {
         let hi = ((mean + half).ceil() as u64).min(size).max(hyp.hi());
         let mode = (((size + 1) as f64 * p).floor() as u64).clamp(lo, hi);
         let odds = p / (1.0 - p);
-        let mut b = vec![0.0; (hi - lo + 1) as usize];
+        let mut b = alloc::filled((hi - lo + 1) as usize, 0.0, BUFFERS)?;
         let at = |x: u64| (x - lo) as usize;
         b[at(mode)] = 1.0;
         let mut v = 1.0;
@@ -244,37 +240,36 @@ impl Binomial {
         }
         let sum: f64 = b.iter().sum();
         b.iter_mut().for_each(|v| *v /= sum);
-        Binomial {
+        Ok(Binomial {
             lo,
             mid: mean.round() as i64,
             b,
-        }
+        })
     }
 
     /// `values` (given on `hyp`) times the probabilities, 0 outside `hyp`.
-    fn weigh(&self, hyp: &Window, values: impl Iterator<Item = f64>) -> Vec<f64> {
-        let mut out = vec![0.0; self.b.len()];
+    fn weigh(&self, hyp: &Window, values: impl Iterator<Item = f64>) -> Result<Vec<f64>, Error> {
+        let mut out = alloc::filled(self.b.len(), 0.0, BUFFERS)?;
         let off = (hyp.lo - self.lo) as usize;
         for ((o, v), b) in out[off..].iter_mut().zip(values).zip(&self.b[off..]) {
             *o = v * b;
         }
-        out
+        Ok(out)
     }
 
     /// The transforms of `w` (each on this window) at the plan's frequencies.
-    fn transform<const K: usize>(&self, plan: &Plan, w: [&[f64]; K]) -> Vec<[C; K]> {
+    fn transform<const K: usize>(&self, plan: &Plan, w: [&[f64]; K]) -> Result<Vec<[C; K]>, Error> {
         let start = self.lo as i64 - self.mid;
-        (0..plan.len())
-            .map(|m| {
-                let mut acc = [C::default(); K];
-                plan.phases(m, start, self.b.len(), |o, z| {
-                    for (a, wk) in acc.iter_mut().zip(&w) {
-                        *a = *a + z * wk[o];
-                    }
-                });
-                acc
-            })
-            .collect()
+        let at = |m: usize| {
+            let mut acc = [C::default(); K];
+            plan.phases(m, start, self.b.len(), |o, z| {
+                for (a, wk) in acc.iter_mut().zip(&w) {
+                    *a = *a + z * wk[o];
+                }
+            });
+            acc
+        };
+        alloc::collect((0..plan.len()).map(at), BUFFERS)
     }
 }
 
@@ -284,51 +279,49 @@ fn prepare(
     total: u64,
     draws: u64,
     windows: &[&Window],
-) -> (Vec<Binomial>, Plan) {
+) -> Result<(Vec<Binomial>, Plan), Error> {
     let p = draws as f64 / total as f64;
-    let cats: Vec<Binomial> = sizes
-        .iter()
-        .zip(windows)
-        .map(|(&(c, _), w)| Binomial::new(c, p, w))
-        .collect();
+    let mut cats = alloc::with_capacity(sizes.len(), BUFFERS)?;
+    for (&(c, _), w) in sizes.iter().zip(windows) {
+        cats.push(Binomial::new(c, p, w)?);
+    }
     // The widest the product can reach: the number of its terms.
     let support = cats
         .iter()
         .zip(sizes)
         .map(|(c, &(_, k))| (c.b.len() as u64 - 1).saturating_mul(k))
         .fold(1u64, u64::saturating_add);
-    let plan = Plan::new(sizes, total, draws, support);
-    (cats, plan)
+    let plan = Plan::new(sizes, total, draws, support)?;
+    Ok((cats, plan))
 }
 
 /// See [`super::chain::covariance`]: the covariance of `Σ g(x)` and `Σ f(x)` over the counts
 /// of categories of `sizes` (each with its number), `g[k]`, `f[k]` given on `windows[k]`.
-/// `None` when stopped.
+/// [`Error::Stopped`] when stopped.
 pub(super) fn covariance(
     sizes: &[(u64, u64)],
     total: u64,
     draws: u64,
     windows: &[&Window],
     (g, f): (&[&[f64]], &[&[f64]]),
-) -> Option<f64> {
-    let (cats, plan) = prepare(sizes, total, draws, windows);
+) -> Result<f64, Error> {
+    let (cats, plan) = prepare(sizes, total, draws, windows)?;
     // Probability, Σg, Σf and Σg Σf at each frequency.
-    let mut acc = vec![[ONE, C::default(), C::default(), C::default()]; plan.len()];
+    let start = [ONE, C::default(), C::default(), C::default()];
+    let mut acc = alloc::filled(plan.len(), start, BUFFERS)?;
     let mut mid = 0i64;
     for (k, cat) in cats.iter().enumerate() {
-        if stop::requested() {
-            return None;
-        }
+        stop::check()?;
         let w = windows[k];
-        let gb = cat.weigh(w, g[k].iter().copied());
-        let fb = cat.weigh(w, f[k].iter().copied());
-        let gfb = cat.weigh(w, g[k].iter().zip(f[k]).map(|(a, b)| a * b));
+        let gb = cat.weigh(w, g[k].iter().copied())?;
+        let fb = cat.weigh(w, f[k].iter().copied())?;
+        let gfb = cat.weigh(w, g[k].iter().zip(f[k]).map(|(a, b)| a * b))?;
         let count = sizes[k].1;
         let cf = count as f64;
         mid += cat.mid * count as i64;
         for (a, &[b, gt, ft, gft]) in acc
             .iter_mut()
-            .zip(&cat.transform(&plan, [&cat.b, &gb, &fb, &gfb]))
+            .zip(&cat.transform(&plan, [&cat.b, &gb, &fb, &gfb])?)
         {
             // `count` categories at once: B^c, c G B^{c-1}, c F B^{c-1},
             // c GF B^{c-1} + c(c-1) G F B^{c-2}.
@@ -347,24 +340,26 @@ pub(super) fn covariance(
         }
     }
     let e = draws as i64 - mid;
-    let column = |i: usize| -> Vec<C> { acc.iter().map(|a| a[i]).collect() };
-    let coef = |i: usize| plan.coefficient(&column(i), e);
-    let z = coef(0);
-    let (sg, sf, sgf) = (coef(1) / z, coef(2) / z, coef(3) / z);
-    Some(sgf - sg * sf)
+    let coef = |i: usize| -> Result<f64, Error> {
+        let column = alloc::collect(acc.iter().map(|a| a[i]), BUFFERS)?;
+        Ok(plan.coefficient(&column, e))
+    };
+    let z = coef(0)?;
+    let (sg, sf, sgf) = (coef(1)? / z, coef(2)? / z, coef(3)? / z);
+    Ok(sgf - sg * sf)
 }
 
 /// See [`super::chain::others`]: for one category of each size (of `sizes`, each with its
 /// number), `E[Σ_{l≠k} φ_l(x_l) | x_k = x]` at each `x` of its window `windows[k]`, `phi[k]`
-/// given there. `None` when stopped.
+/// given there. [`Error::Stopped`] when stopped.
 pub(super) fn others(
     sizes: &[(u64, u64)],
     total: u64,
     draws: u64,
     windows: &[&Window],
     phi: &[&[f64]],
-) -> Option<Vec<Vec<f64>>> {
-    let (cats, plan) = prepare(sizes, total, draws, windows);
+) -> Result<Vec<Vec<f64>>, Error> {
+    let (cats, plan) = prepare(sizes, total, draws, windows)?;
     let nf = plan.len();
     // Each size's block of `count` categories and of one fewer, as (Π B, Σ Φ Π_{others} B).
     let blocks = |b: C, t: C, count: u64| -> Block {
@@ -375,72 +370,67 @@ pub(super) fn others(
         (b1 * b, t * b1 * count as f64)
     };
     let join = |(p0, s0): Block, (p1, s1): Block| (p0 * p1, s0 * p1 + p0 * s1);
-    let mut all = Vec::with_capacity(cats.len());
-    let mut fewer = Vec::with_capacity(cats.len());
+    let mut all = alloc::with_capacity(cats.len(), BUFFERS)?;
+    let mut fewer = alloc::with_capacity(cats.len(), BUFFERS)?;
     let mut mid = 0i64;
     for (k, cat) in cats.iter().enumerate() {
-        if stop::requested() {
-            return None;
-        }
-        let phib = cat.weigh(windows[k], phi[k].iter().copied());
+        stop::check()?;
+        let phib = cat.weigh(windows[k], phi[k].iter().copied())?;
         let count = sizes[k].1;
         mid += cat.mid * count as i64;
-        let (a, f): (Vec<Block>, Vec<Block>) = cat
-            .transform(&plan, [&cat.b, &phib])
-            .into_iter()
-            .map(|[b, t]| (blocks(b, t, count), blocks(b, t, count - 1)))
-            .unzip();
-        all.push(a);
-        fewer.push(f);
+        let transforms = cat.transform(&plan, [&cat.b, &phib])?;
+        let block = |count: u64| move |&[b, t]: &[C; 2]| blocks(b, t, count);
+        all.push(alloc::collect(
+            transforms.iter().map(block(count)),
+            BUFFERS,
+        )?);
+        fewer.push(alloc::collect(
+            transforms.iter().map(block(count - 1)),
+            BUFFERS,
+        )?);
     }
-    // Products of the blocks before and after each size.
-    let empty = vec![(ONE, C::default()); nf];
-    let mut after = vec![empty.clone(); cats.len() + 1];
+    // Products of the blocks before and after each size: after the last, none; then back
+    // to the first, each from the one after it.
+    let empty = || alloc::filled(nf, (ONE, C::default()), BUFFERS);
+    let mut after: Vec<Vec<Block>> = alloc::with_capacity(cats.len() + 1, BUFFERS)?;
+    after.push(empty()?);
     for k in (0..cats.len()).rev() {
-        after[k] = after[k + 1]
-            .iter()
-            .zip(&all[k])
-            .map(|(&x, &y)| join(x, y))
-            .collect();
+        let next = &after[after.len() - 1];
+        let joined = next.iter().zip(&all[k]).map(|(&x, &y)| join(x, y));
+        let joined = alloc::collect(joined, BUFFERS)?;
+        after.push(joined);
     }
+    after.reverse();
     let z = plan.coefficient(
-        &after[0].iter().map(|x| x.0).collect::<Vec<_>>(),
+        &alloc::collect(after[0].iter().map(|x| x.0), BUFFERS)?,
         draws as i64 - mid,
     );
-    let mut before = empty;
-    let mut out = Vec::with_capacity(cats.len());
+    let mut before = empty()?;
+    let mut out = alloc::with_capacity(cats.len(), BUFFERS)?;
     for (k, cat) in cats.iter().enumerate() {
-        if stop::requested() {
-            return None;
-        }
+        stop::check()?;
         // The others' Σ Φ Π B, centred on mid less this category's.
-        let s: Vec<C> = (0..nf)
-            .map(|m| join(join(before[m], fewer[k][m]), after[k + 1][m]).1)
-            .collect();
+        let s = (0..nf).map(|m| join(join(before[m], fewer[k][m]), after[k + 1][m]).1);
+        let s = alloc::collect(s, BUFFERS)?;
         let w = windows[k];
         let rest_mid = mid - cat.mid;
         // [z^{d-x}] for x = w.lo + o: e = d - w.lo - o - rest_mid, so the phase
         // e^{-iθ e} = e^{iθ (o - (d - w.lo - rest_mid))}.
         let start = -(draws as i64 - w.lo as i64 - rest_mid);
-        let mut num = vec![0.0; w.p.len()];
+        let mut num = alloc::filled(w.p.len(), 0.0, BUFFERS)?;
         for (m, (&x, &wt)) in s.iter().zip(&plan.weights).enumerate() {
             plan.phases(m, start, num.len(), |o, ph| num[o] += wt * (x * ph).re);
         }
         // The probability of the others' sum being d - x is the hypergeometric P(x) times
         // [z^d] Π B / b(x), exactly, where its transform would be rounding at the tails.
         let off = (w.lo - cat.lo) as usize;
-        out.push(
-            num.iter()
-                .zip(&w.p)
-                .zip(&cat.b[off..])
-                .map(|((&u, &q), &b)| u * b / (q * z))
-                .collect(),
-        );
-        before = before
-            .iter()
-            .zip(&all[k])
-            .map(|(&x, &y)| join(x, y))
-            .collect();
+        for ((u, &q), &b) in num.iter_mut().zip(&w.p).zip(&cat.b[off..]) {
+            *u = *u * b / (q * z);
+        }
+        out.push(num);
+        for (x, &y) in before.iter_mut().zip(&all[k]) {
+            *x = join(*x, y);
+        }
     }
-    Some(out)
+    Ok(out)
 }

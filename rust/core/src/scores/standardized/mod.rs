@@ -38,12 +38,14 @@ mod window;
 
 use rayon::prelude::*;
 
+use crate::alloc;
 use crate::emi::bd0;
 #[cfg(test)]
 use crate::emi::size_counts;
+use crate::error::Error;
 use crate::pool;
 use crate::stop;
-use window::{window, Window};
+use window::{window, Window, BUFFERS};
 
 /// How the passes over a row's or a column's counts are taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,13 +71,26 @@ impl Method {
     }
 }
 
-/// `f` of `0..k`, in order, on the pool's threads (on this thread where there is no pool).
-fn map_all<T: Send>(k: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+/// `f` of `0..k`, in order, on the pool's threads (on this thread where there is no pool);
+/// the first error if any.
+fn map_all<T: Send>(
+    k: usize,
+    f: impl Fn(usize) -> Result<T, Error> + Sync + Send,
+) -> Result<Vec<T>, Error> {
+    let mut out: Vec<Option<T>> = alloc::with_capacity(k, BUFFERS)?;
+    out.resize_with(k, || None);
+    let each = |(i, slot): (usize, &mut Option<T>)| -> Result<(), Error> {
+        *slot = Some(f(i)?);
+        Ok(())
+    };
     if pool::threads() > 1 {
-        pool::run(|| (0..k).into_par_iter().map(f).collect())
+        pool::run(|| out.par_iter_mut().enumerate().try_for_each(each))?;
     } else {
-        (0..k).map(f).collect()
+        out.iter_mut().enumerate().try_for_each(each)?;
     }
+    let mut done = alloc::with_capacity(k, BUFFERS)?;
+    done.extend(out.into_iter().flatten());
+    Ok(done)
 }
 
 /// Whether every table with these row and column sizes (each with its number) has the
@@ -96,8 +111,13 @@ fn constant_mutual_info(rows: &[(u64, u64)], cols: &[(u64, u64)], n: u64) -> boo
 
 /// The variance of the mutual information (nats) of tables of `n` samples with these
 /// distinct row and column sizes (each with its number) under the permutation model; 0.0
-/// where it is constant ([`constant_mutual_info`]). `None` when stopped.
-pub(crate) fn mutual_info_variance(ra: &[(u64, u64)], cb: &[(u64, u64)], n: u64) -> Option<f64> {
+/// where it is constant ([`constant_mutual_info`]). [`Error::Stopped`] when stopped,
+/// [`Error::OutOfMemory`] when its distributions are refused.
+pub(crate) fn mutual_info_variance(
+    ra: &[(u64, u64)],
+    cb: &[(u64, u64)],
+    n: u64,
+) -> Result<f64, Error> {
     variance_by(ra, cb, n, Method::Cheaper)
 }
 
@@ -107,98 +127,94 @@ pub(crate) fn variance_by(
     cb: &[(u64, u64)],
     n: u64,
     method: Method,
-) -> Option<f64> {
+) -> Result<f64, Error> {
     if n == 0 || constant_mutual_info(ra, cb, n) {
-        return Some(0.0);
+        return Ok(0.0);
     }
     let (na, nb) = (ra.len(), cb.len());
     let nf = n as f64;
     // Each pair of a row size and a column size: its count's window and g on it, centred.
-    let cells: Vec<Option<(Window, Vec<f64>)>> = map_all(na * nb, |p| {
+    let cells: Vec<(Window, Vec<f64>)> = map_all(na * nb, |p| {
         // Each a window as wide as its count's spread (35,000 terms at n = 8e9).
-        if stop::requested() {
-            return None;
-        }
+        stop::check()?;
         let (a, b) = (ra[p / nb].0, cb[p % nb].0);
-        let w = window(b, a, n);
+        let w = window(b, a, n)?;
         let e = a as f64 * (b as f64 / nf);
-        let g: Vec<f64> = (w.lo..=w.hi())
-            .map(|x| {
-                if x == 0 {
-                    e
-                } else {
-                    let xf = x as f64;
-                    bd0(xf, e, xf - e)
-                }
-            })
-            .collect();
+        let g_at = |x: u64| {
+            if x == 0 {
+                e
+            } else {
+                let xf = x as f64;
+                bd0(xf, e, xf - e)
+            }
+        };
+        let mut g = alloc::collect((0..w.p.len()).map(|o| g_at(w.lo + o as u64)), BUFFERS)?;
         let mean: f64 = g.iter().zip(&w.p).map(|(v, q)| v * q).sum();
-        let g = g.iter().map(|v| v - mean).collect();
-        Some((w, g))
-    });
-    let cells: Vec<(Window, Vec<f64>)> = cells.into_iter().collect::<Option<_>>()?;
+        g.iter_mut().for_each(|v| *v -= mean);
+        Ok((w, g))
+    })?;
     let cell = |i: usize, j: usize| &cells[i * nb + j];
     // Every row (column), as the index of its distinct size.
-    let expand = |d: &[(u64, u64)]| -> Vec<usize> {
-        d.iter()
-            .enumerate()
-            .flat_map(|(i, &(_, c))| std::iter::repeat_n(i, c as usize))
-            .collect()
+    let expand = |d: &[(u64, u64)]| -> Result<Vec<usize>, Error> {
+        let all = d.iter().map(|&(_, c)| c as usize).sum();
+        let mut v = alloc::with_capacity(all, BUFFERS)?;
+        for (i, &(_, c)) in d.iter().enumerate() {
+            v.extend(std::iter::repeat_n(i, c as usize));
+        }
+        Ok(v)
     };
-    let (row_of, col_of) = (expand(ra), expand(cb));
-    let row_sizes: Vec<u64> = row_of.iter().map(|&i| ra[i].0).collect();
-    let col_sizes: Vec<u64> = col_of.iter().map(|&j| cb[j].0).collect();
+    let (row_of, col_of) = (expand(ra)?, expand(cb)?);
+    let row_sizes = alloc::collect(row_of.iter().map(|&i| ra[i].0), BUFFERS)?;
+    let col_sizes = alloc::collect(col_of.iter().map(|&j| cb[j].0), BUFFERS)?;
     // The first row of each distinct size.
-    let mut first_row = vec![0; na];
+    let mut first_row = alloc::filled(na, 0, BUFFERS)?;
     for (pos, &i) in row_of.iter().enumerate().rev() {
         first_row[i] = pos;
     }
     // By columns: E[Σ_{k≠i} g_kj | n_ij = x], for each distinct column size j and row size i.
-    let by_columns: Vec<Option<Vec<Vec<f64>>>> = map_all(nb, |j| {
+    let h: Vec<Vec<Vec<f64>>> = map_all(nb, |j| {
         if method.fourier(ra, n, cb[j].0) {
-            let windows: Vec<&Window> = (0..na).map(|i| &cell(i, j).0).collect();
-            let phi: Vec<&[f64]> = (0..na).map(|i| cell(i, j).1.as_slice()).collect();
+            let windows = alloc::collect((0..na).map(|i| &cell(i, j).0), BUFFERS)?;
+            let phi = alloc::collect((0..na).map(|i| cell(i, j).1.as_slice()), BUFFERS)?;
             return fourier::others(ra, n, cb[j].0, &windows, &phi);
         }
-        let windows: Vec<&Window> = row_of.iter().map(|&i| &cell(i, j).0).collect();
-        let phi: Vec<&[f64]> = row_of.iter().map(|&i| cell(i, j).1.as_slice()).collect();
-        let all = chain::others(&row_sizes, n, cb[j].0, &windows, &phi)?;
-        Some(first_row.iter().map(|&pos| all[pos].clone()).collect())
-    });
-    let mut h = Vec::with_capacity(nb);
-    for col in by_columns {
-        h.push(col?);
-    }
+        let windows = alloc::collect(row_of.iter().map(|&i| &cell(i, j).0), BUFFERS)?;
+        let phi = alloc::collect(row_of.iter().map(|&i| cell(i, j).1.as_slice()), BUFFERS)?;
+        let mut all = chain::others(&row_sizes, n, cb[j].0, &windows, &phi)?;
+        // Each distinct size's first row, moved out (the rest are dropped).
+        let firsts = first_row.iter().map(|&pos| std::mem::take(&mut all[pos]));
+        alloc::collect(firsts, BUFFERS)
+    })?;
     // f = g + h, centred, for each pair of sizes.
-    let f: Vec<Vec<f64>> = (0..na * nb)
-        .map(|p| {
-            let (i, j) = (p / nb, p % nb);
-            let (w, g) = cell(i, j);
-            let v: Vec<f64> = g.iter().zip(&h[j][i]).map(|(x, y)| x + y).collect();
-            let mean: f64 = v.iter().zip(&w.p).map(|(x, q)| x * q).sum();
-            v.iter().map(|x| x - mean).collect()
-        })
-        .collect();
+    let mut f: Vec<Vec<f64>> = alloc::with_capacity(na * nb, BUFFERS)?;
+    for p in 0..na * nb {
+        let (i, j) = (p / nb, p % nb);
+        let (w, g) = cell(i, j);
+        let mut v = alloc::collect(g.iter().zip(&h[j][i]).map(|(x, y)| x + y), BUFFERS)?;
+        let mean: f64 = v.iter().zip(&w.p).map(|(x, q)| x * q).sum();
+        v.iter_mut().for_each(|x| *x -= mean);
+        f.push(v);
+    }
     // By rows: Cov(A_i, Σ_j f_ij) for each distinct row size, times its number.
-    let by_rows: Vec<Option<f64>> = map_all(na, |i| {
+    let by_rows: Vec<f64> = map_all(na, |i| {
         if method.fourier(cb, n, ra[i].0) {
-            let windows: Vec<&Window> = (0..nb).map(|j| &cell(i, j).0).collect();
-            let phi: Vec<&[f64]> = (0..nb).map(|j| f[i * nb + j].as_slice()).collect();
-            let g: Vec<&[f64]> = (0..nb).map(|j| cell(i, j).1.as_slice()).collect();
+            let windows = alloc::collect((0..nb).map(|j| &cell(i, j).0), BUFFERS)?;
+            let phi = alloc::collect((0..nb).map(|j| f[i * nb + j].as_slice()), BUFFERS)?;
+            let g = alloc::collect((0..nb).map(|j| cell(i, j).1.as_slice()), BUFFERS)?;
             let cov = fourier::covariance(cb, n, ra[i].0, &windows, (&g, &phi))?;
-            return Some(ra[i].1 as f64 * cov);
+            return Ok(ra[i].1 as f64 * cov);
         }
-        let windows: Vec<&Window> = col_of.iter().map(|&j| &cell(i, j).0).collect();
-        let phi: Vec<&[f64]> = col_of.iter().map(|&j| f[i * nb + j].as_slice()).collect();
-        let g: Vec<&[f64]> = col_of.iter().map(|&j| cell(i, j).1.as_slice()).collect();
+        let windows = alloc::collect(col_of.iter().map(|&j| &cell(i, j).0), BUFFERS)?;
+        let phi = alloc::collect(col_of.iter().map(|&j| f[i * nb + j].as_slice()), BUFFERS)?;
+        let g = alloc::collect(col_of.iter().map(|&j| cell(i, j).1.as_slice()), BUFFERS)?;
         let cov = chain::covariance(&col_sizes, n, ra[i].0, &windows, (&g, &phi))?;
-        Some(ra[i].1 as f64 * cov)
-    });
+        Ok(ra[i].1 as f64 * cov)
+    })?;
     let mut var = 0.0;
     for cov in by_rows {
-        var += cov?;
+        var += cov;
     }
-    Some((var / (nf * nf)).max(0.0))
+    Ok((var / (nf * nf)).max(0.0))
 }
 
 #[cfg(test)]
@@ -377,6 +393,24 @@ mod tests {
     }
 
     #[test]
+    fn refused_distributions_say_so_and_the_next_call_is_right() {
+        let (rows, cols) = (
+            size_counts(&[40, 25, 15]).unwrap(),
+            size_counts(&[30, 20, 20, 10]).unwrap(),
+        );
+        for method in [Method::Chain, Method::Fourier] {
+            let got = crate::alloc::refusing_from(64, || variance_by(&rows, &cols, 80, method));
+            assert!(
+                matches!(got, Err(Error::OutOfMemory { what, .. }) if what.contains("standardized")),
+                "{got:?}"
+            );
+            let want = by_pairs_of_cells(&[40, 25, 15], &[30, 20, 20, 10], 80);
+            let got = variance_by(&rows, &cols, 80, method).unwrap();
+            assert!((got - want).abs() <= 1e-10 * want, "{got} against {want}");
+        }
+    }
+
+    #[test]
     fn variance_matches_the_sum_over_pairs_of_cells() {
         for (rows, cols) in [
             (vec![40u64, 25, 15], vec![30u64, 20, 20, 10]),
@@ -395,12 +429,13 @@ mod tests {
         }
     }
 
-    fn of_sums(rows: &[u64], cols: &[u64], n: u64) -> Option<f64> {
-        mutual_info_variance(&size_counts(rows), &size_counts(cols), n)
+    fn of_sums(rows: &[u64], cols: &[u64], n: u64) -> Result<f64, Error> {
+        let (rows, cols) = (size_counts(rows)?, size_counts(cols)?);
+        mutual_info_variance(&rows, &cols, n)
     }
 
-    fn of_sums_by(rows: &[u64], cols: &[u64], n: u64, method: Method) -> Option<f64> {
-        variance_by(&size_counts(rows), &size_counts(cols), n, method)
+    fn of_sums_by(rows: &[u64], cols: &[u64], n: u64, method: Method) -> Result<f64, Error> {
+        variance_by(&size_counts(rows)?, &size_counts(cols)?, n, method)
     }
 
     /// Sizes summing to `n`: `k` parts from a seeded generator, spread as `spread` says.
@@ -458,9 +493,9 @@ mod tests {
 
     #[test]
     fn constant_cases_are_zero_and_others_are_not() {
-        assert_eq!(of_sums(&[4, 1], &[1, 1, 1, 1, 1], 5), Some(0.0));
-        assert_eq!(of_sums(&[5, 1], &[2, 2, 2], 6), Some(0.0));
-        assert_eq!(of_sums(&[2, 2, 2], &[1, 5], 6), Some(0.0));
+        assert_eq!(of_sums(&[4, 1], &[1, 1, 1, 1, 1], 5), Ok(0.0));
+        assert_eq!(of_sums(&[5, 1], &[2, 2, 2], 6), Ok(0.0));
+        assert_eq!(of_sums(&[2, 2, 2], &[1, 5], 6), Ok(0.0));
         assert!(of_sums(&[5, 1], &[2, 4], 6).unwrap() > 0.0);
     }
 }

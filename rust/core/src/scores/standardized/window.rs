@@ -1,5 +1,11 @@
 //! A hypergeometric count's distribution where it is not negligible.
 
+use crate::alloc;
+use crate::error::Error;
+
+/// What the standardized mutual information's buffers are called when refused.
+pub(super) const BUFFERS: &str = "the standardized mutual information's distributions";
+
 /// Probabilities below this fraction of their distribution's mode are left out.
 pub(super) const CUT: f64 = 1.0 / (1u64 << 56) as f64;
 
@@ -18,7 +24,7 @@ impl Window {
 }
 
 /// The count of white samples among `draws` drawn from `total`, `white` of them white.
-pub(super) fn window(draws: u64, white: u64, total: u64) -> Window {
+pub(super) fn window(draws: u64, white: u64, total: u64) -> Result<Window, Error> {
     let lo = (draws + white).saturating_sub(total);
     let hi = draws.min(white);
     let mode = ((u128::from(draws) + 1) * (u128::from(white) + 1) / (u128::from(total) + 2)) as u64;
@@ -33,7 +39,7 @@ pub(super) fn window(draws: u64, white: u64, total: u64) -> Window {
         if v < CUT {
             break;
         }
-        up.push(v);
+        alloc::push(&mut up, v, BUFFERS)?;
         x += 1;
     }
     let mut down = Vec::new();
@@ -44,17 +50,17 @@ pub(super) fn window(draws: u64, white: u64, total: u64) -> Window {
         if v < CUT {
             break;
         }
-        down.push(v);
+        alloc::push(&mut down, v, BUFFERS)?;
         x -= 1;
     }
-    let mut p = Vec::with_capacity(down.len() + 1 + up.len());
+    let mut p = alloc::with_capacity(down.len() + 1 + up.len(), BUFFERS)?;
     p.extend(down.iter().rev());
     p.push(1.0);
     p.extend(&up);
     let total_p: f64 = p.iter().sum();
     p.iter_mut().for_each(|q| *q /= total_p);
-    Window {
+    Ok(Window {
         lo: m - down.len() as u64,
         p,
-    }
+    })
 }
