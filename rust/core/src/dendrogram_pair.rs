@@ -185,8 +185,9 @@ pub fn dendrogram_pair_cuts(
     if u32::try_from(n).is_err() {
         return Err(Error::BadTree(format!("{n} samples: at most 2**32 - 1")));
     }
-    let firsts: Vec<usize> = steps.iter().map(|s| s.0).collect();
-    let seconds: Vec<usize> = steps.iter().map(|s| s.1).collect();
+    const STEPS: &str = "the cuts of a pair of dendrograms";
+    let firsts = alloc::collect(steps.iter().map(|s| s.0), STEPS)?;
+    let seconds = alloc::collect(steps.iter().map(|s| s.1), STEPS)?;
     check_tree(n, first.0, first.1, &firsts)?;
     check_tree(n, second.0, second.1, &seconds)?;
     let mut one = Tree::new(n, first.0, first.1)?;
@@ -196,7 +197,8 @@ pub fn dendrogram_pair_cuts(
         cells_sq: n as u128,
         cells_xlnx: Sum::default(),
     };
-    let mut out = Vec::with_capacity(steps.len());
+    drop((firsts, seconds));
+    let mut out = alloc::with_capacity(steps.len(), STEPS)?;
     let mut applied = 0usize;
     for &(s1, s2) in steps {
         while one.done < s1 || two.done < s2 {
