@@ -264,3 +264,44 @@ def test_a_measures_buffers_refused_at_any_cap_are_a_memory_error(measure, what)
     assert refused, lines
     assert all(line.endswith(f" MiB) for {what}") for line in refused), lines
     assert lines[-2] == "same", lines
+
+
+ALONE = textwrap.dedent(
+    """
+    import resource
+    import numpy as np
+    from fastcluster_metrics import _native
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 10**6, 2_000_000)
+    b = rng.integers(0, 10**6, 2_000_000)
+    table = _native.count(a, b)
+    for kib in range(0, 4096, 256):
+        used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+        resource.setrlimit(resource.RLIMIT_AS, (used + (kib << 10), resource.RLIM_INFINITY))
+        try:
+            print("capped", table.entropy_cols())
+        except MemoryError:
+            print("capped MemoryError")
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    print("next", table.entropy_cols())
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+def test_a_watched_call_without_a_pool_runs_where_a_thread_is_refused():
+    # With one thread there is no pool: a long call is watched for Ctrl-C from a thread of
+    # its own, whose stack (address space) caps of 0 to 4 MiB above use refuse. The work
+    # runs on the calling thread instead; it was a PanicException ("failed to spawn
+    # thread"), an abort as the panic's message was written, or a hang.
+    env = {**os.environ, "FASTCLUSTER_METRICS_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", ALONE], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    *capped, after = done.stdout.splitlines()
+    value = after.removeprefix("next ")
+    assert float(value) > 13, after
+    assert len(capped) == 16, done.stdout
+    assert all(line in (f"capped {value}", "capped MemoryError") for line in capped), capped

@@ -5,7 +5,7 @@
 //! call runs on the calling thread instead of waiting forever on the dead pool.
 
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
@@ -116,10 +116,25 @@ pub fn watched<T: Send>(
             s.spawn(|_| job());
             wait()
         }),
-        None => std::thread::scope(|s| {
-            s.spawn(job);
-            wait()
-        }),
+        // A thread of its own; where the system refuses one (its stack is address space:
+        // refused under a cap), the work runs here, not watched.
+        None => {
+            let job = Mutex::new(Some(job));
+            let run_job = || {
+                if let Some(job) = job.lock().ok().and_then(|mut j| j.take()) {
+                    job();
+                }
+            };
+            std::thread::scope(|s| {
+                if std::thread::Builder::new()
+                    .spawn_scoped(s, run_job)
+                    .is_err()
+                {
+                    run_job();
+                }
+                wait()
+            })
+        }
     };
     out.expect("the work of a watched call panicked")
 }
