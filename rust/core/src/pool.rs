@@ -8,6 +8,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
+use rayon::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
 use crate::stop;
@@ -63,6 +64,16 @@ pub fn threads() -> usize {
         POOL.threads
     } else {
         1
+    }
+}
+
+/// `f(i)` into each `out[i]`: on the pool's threads where there are several and `out` has
+/// more than one place. The same values either way, each place written from its index.
+pub(crate) fn fill<T: Send>(out: &mut [T], f: impl Fn(usize) -> T + Sync + Send) {
+    if out.len() > 1 && threads() > 1 {
+        run(|| out.par_iter_mut().enumerate().for_each(|(i, x)| *x = f(i)));
+    } else {
+        out.iter_mut().enumerate().for_each(|(i, x)| *x = f(i));
     }
 }
 

@@ -10,8 +10,6 @@ mod loader;
 mod strided;
 mod walk;
 
-use rayon::prelude::*;
-
 use crate::alloc;
 use crate::error::Error;
 use crate::numeric::Sum;
@@ -113,17 +111,7 @@ pub(crate) fn emi_of_weighted_sizes(
         Sum::default(),
         "the expected mutual information's sums",
     )?;
-    if blocks > 1 && pool::threads() > 1 {
-        pool::run(|| {
-            sums.par_iter_mut()
-                .enumerate()
-                .for_each(|(b, s)| *s = block_sum(b))
-        });
-    } else {
-        sums.iter_mut()
-            .enumerate()
-            .for_each(|(b, s)| *s = block_sum(b));
-    }
+    pool::fill(&mut sums, block_sum);
     let mut total = Sum::default();
     for s in sums {
         total.add(s.sum);

@@ -1,8 +1,6 @@
 //! The information measures of a [`Table`]: the entropy of a labeling and the mutual
 //! information of two, as scikit-learn's, with compensated sums.
 
-use rayon::prelude::*;
-
 use crate::alloc;
 use crate::cpu::{self, MiTables};
 use crate::error::Error;
@@ -98,17 +96,7 @@ pub fn mutual_info(t: &Table) -> Result<f64, Error> {
         };
         let blocks = cells.div_ceil(MI_BLOCK);
         let mut sums = alloc::filled(blocks, Sum::default(), what)?;
-        if pool::threads() > 1 {
-            pool::run(|| {
-                sums.par_iter_mut()
-                    .enumerate()
-                    .for_each(|(b, s)| *s = block_sum(b))
-            });
-        } else {
-            sums.iter_mut()
-                .enumerate()
-                .for_each(|(b, s)| *s = block_sum(b));
-        }
+        pool::fill(&mut sums, block_sum);
         let mut total = Sum::default();
         for b in sums {
             total.add(b.sum);

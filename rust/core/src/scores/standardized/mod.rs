@@ -36,8 +36,6 @@ mod chain;
 mod fourier;
 mod window;
 
-use rayon::prelude::*;
-
 use crate::alloc;
 use crate::emi::bd0;
 #[cfg(test)]
@@ -77,19 +75,13 @@ fn map_all<T: Send>(
     k: usize,
     f: impl Fn(usize) -> Result<T, Error> + Sync + Send,
 ) -> Result<Vec<T>, Error> {
-    let mut out: Vec<Option<T>> = alloc::with_capacity(k, BUFFERS)?;
+    let mut out: Vec<Option<Result<T, Error>>> = alloc::with_capacity(k, BUFFERS)?;
     out.resize_with(k, || None);
-    let each = |(i, slot): (usize, &mut Option<T>)| -> Result<(), Error> {
-        *slot = Some(f(i)?);
-        Ok(())
-    };
-    if pool::threads() > 1 {
-        pool::run(|| out.par_iter_mut().enumerate().try_for_each(each))?;
-    } else {
-        out.iter_mut().enumerate().try_for_each(each)?;
-    }
+    pool::fill(&mut out, |i| Some(f(i)));
     let mut done = alloc::with_capacity(k, BUFFERS)?;
-    done.extend(out.into_iter().flatten());
+    for x in out.into_iter().flatten() {
+        done.push(x?);
+    }
     Ok(done)
 }
 
