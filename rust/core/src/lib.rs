@@ -65,8 +65,12 @@
 //!   [`count_columns`], [`count_one`]); `count::window`, dense window counting;
 //!   `count::counter`, a thread's counter (its window, the hash map and its spill);
 //!   `count::growth`, the window's growth policy; `count::wide`, tables too wide for a
-//!   window, counted by partitions of their cells; `count::weighted`, the weighted pass
-//!   ([`count_weighted`]: each cell sums its samples' weights exactly).
+//!   window, counted by partitions of their cells: `count::wide::plan` (the ranges and
+//!   how each is counted), `count::wide::partition` (the partition's two passes),
+//!   `count::wide::scratch` (a counting thread's buffers), and a kernel for each form of
+//!   range, `count::wide::dense`, `count::wide::marked`, `count::wide::sorted` and
+//!   `count::wide::hashed`; `count::weighted`, the weighted pass ([`count_weighted`]:
+//!   each cell sums its samples' weights exactly).
 //! - [`encode`]: string and byte labels (numpy `S`/`U`, Arrow buffers, Python `str`) as dense codes.
 //! - `testing` (unit tests only): the generator of test values they share, random trees
 //!   and their cuts.

@@ -468,6 +468,40 @@ fn the_crate_has_no_module_cycles() {
     }
 }
 
+fn module(path: &str) -> Module {
+    path.split("::").map(str::to_string).collect()
+}
+
+#[test]
+fn submodules_import_their_siblings_not_their_parents() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = BTreeMap::new();
+    sources(&root, &root, &mut files);
+    let graph = graph(&files);
+    // The graph was read: the wide count's kernels use the plan and the partition beside
+    // them, and its driver dispatches to them.
+    let hashed = &graph[&module("count::wide::hashed")];
+    assert!(hashed.contains(&module("count::wide::plan")), "{hashed:?}");
+    assert!(
+        hashed.contains(&module("count::wide::partition")),
+        "{hashed:?}"
+    );
+    assert!(graph[&module("count::wide")].contains(&module("count::wide::dense")));
+    for (m, deps) in &graph {
+        // `table::dense` extends its parent's `Table`, which never names it.
+        if m.len() < 2 || *m == module("table::dense") {
+            continue;
+        }
+        let parent = m[..m.len() - 1].to_vec();
+        assert!(
+            !deps.contains(&parent),
+            "{} imports its parent {}",
+            name(m),
+            name(&parent)
+        );
+    }
+}
+
 fn example(files: &[(&str, &str)]) -> BTreeMap<String, String> {
     files
         .iter()
