@@ -269,32 +269,76 @@ impl Counter {
         self.window = Some(window);
     }
 
-    /// Appends every non-zero `(key_a, key_b, count)`; the window's come in key order. The
-    /// spill (hundreds of megabytes at tens of millions of spread keys) becomes `out` if
-    /// `out` is empty, and is otherwise copied in parts, each after a look for a stop.
-    /// `out` grows by exactly what is added ([`append_pairs`]).
-    pub(super) fn drain_into(mut self, out: &mut Vec<Pair>) -> Result<(), Error> {
-        const WHAT: &str = "the cells of a table";
-        if out.is_empty() && out.capacity() < self.spill.len() {
-            std::mem::swap(out, &mut self.spill);
-        }
-        if let Some(mut w) = self.window {
-            w.fold()?;
-            let cells = w.counts.iter().filter(|&&c| c != 0).count();
-            make_room(out, cells, false, WHAT)?;
-            for (i, row) in w.counts.chunks_exact(w.nb as usize).enumerate() {
-                let ka = w.a0 + i as u64;
-                for (j, &c) in row.iter().enumerate() {
-                    if c != 0 {
-                        out.push((ka, w.b0 + j as u64, c));
-                    }
+    /// Appends every non-zero `(key_a, key_b, count)` ([`drain_into`]).
+    pub(super) fn drain_into(self, out: &mut Vec<Pair>) -> Result<(), Error> {
+        let what = "the cells of a table";
+        drain_into(out, self.window, self.sparse, self.spill, what)
+    }
+}
+
+/// A counter's dense window, as [`drain_into`] reads it.
+pub(super) trait DenseCells {
+    /// A cell's count or sum.
+    type Count: Copy + Default + PartialEq + Send + AddAssign;
+    /// Adds into the cells whatever the window holds apart from them.
+    fn fold(&mut self) -> Result<(), Error>;
+    /// The first row's key, the first column's, and the cells of a row.
+    fn origin(&self) -> (u64, u64, u64);
+    /// The cells, row-major.
+    fn counts(&self) -> &[Self::Count];
+}
+
+impl DenseCells for Window {
+    type Count = u64;
+
+    /// Its lanes and narrow counts ([`Window::fold`]).
+    fn fold(&mut self) -> Result<(), Error> {
+        Window::fold(self)
+    }
+
+    fn origin(&self) -> (u64, u64, u64) {
+        (self.a0, self.b0, self.nb)
+    }
+
+    fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+}
+
+/// Appends every non-zero `(key_a, key_b, count)` of a counter: of its `window` (in key
+/// order), its `sparse` hash map and its `spill`. The spill (hundreds of megabytes at tens
+/// of millions of spread keys) becomes `out` if `out` is empty, and is otherwise copied in
+/// parts, each after a look for a stop. `out` grows by exactly what is added
+/// ([`append_pairs`]); `what` names it where its memory is refused.
+pub(super) fn drain_into<W: DenseCells>(
+    out: &mut Vec<(u64, u64, W::Count)>,
+    window: Option<W>,
+    sparse: HashMap<(u64, u64), W::Count, FixedState>,
+    mut spill: Vec<(u64, u64, W::Count)>,
+    what: &'static str,
+) -> Result<(), Error> {
+    if out.is_empty() && out.capacity() < spill.len() {
+        std::mem::swap(out, &mut spill);
+    }
+    if let Some(mut w) = window {
+        w.fold()?;
+        let zero = W::Count::default();
+        let (a0, b0, nb) = w.origin();
+        let counts = w.counts();
+        let cells = counts.iter().filter(|&&c| c != zero).count();
+        make_room(out, cells, false, what)?;
+        for (i, row) in counts.chunks_exact(nb as usize).enumerate() {
+            let ka = a0 + i as u64;
+            for (j, &c) in row.iter().enumerate() {
+                if c != zero {
+                    out.push((ka, b0 + j as u64, c));
                 }
             }
         }
-        make_room(out, self.sparse.len(), false, WHAT)?;
-        out.extend(self.sparse.into_iter().map(|((x, y), c)| (x, y, c)));
-        append_pairs(out, self.spill, WHAT)
     }
+    make_room(out, sparse.len(), false, what)?;
+    out.extend(sparse.into_iter().map(|((x, y), c)| (x, y, c)));
+    append_pairs(out, spill, what)
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ use crate::pool;
 use crate::stop;
 use crate::table::{sort_cells, Table};
 
-use super::counter::{append_pairs, make_room};
+use super::counter::{drain_into, make_room, DenseCells};
 use super::growth::{window_limit, Growth, Place, Span};
 use super::squares::{fused_squares, row_squares, Fused, Squares, SLOTS, WHOLE};
 use super::weight::{float_split, Weights, UNIT_BITS};
@@ -531,28 +531,27 @@ impl Counter {
         self.fusing = false;
     }
 
-    /// Appends every non-zero `(key_a, key_b, sum)`. The spill becomes `out` if `out` is
-    /// empty; `out` grows by exactly what is added ([`append_pairs`]).
-    fn drain_into(mut self, out: &mut Vec<(u64, u64, u128)>) -> Result<(), Error> {
-        const WHAT: &str = "the weighted cells of a table";
-        if out.is_empty() && out.capacity() < self.spill.len() {
-            std::mem::swap(out, &mut self.spill);
-        }
-        if let Some(w) = self.window {
-            let cells = w.sums.iter().filter(|&&u| u != 0).count();
-            make_room(out, cells, false, WHAT)?;
-            for (i, row) in w.sums.chunks_exact(w.nb as usize).enumerate() {
-                let ka = w.a0 + i as u64;
-                for (j, &u) in row.iter().enumerate() {
-                    if u != 0 {
-                        out.push((ka, w.b0 + j as u64, u));
-                    }
-                }
-            }
-        }
-        make_room(out, self.sparse.len(), false, WHAT)?;
-        out.extend(self.sparse.into_iter().map(|((x, y), u)| (x, y, u)));
-        append_pairs(out, self.spill, WHAT)
+    /// Appends every non-zero `(key_a, key_b, sum)` ([`drain_into`]).
+    fn drain_into(self, out: &mut Vec<(u64, u64, u128)>) -> Result<(), Error> {
+        let what = "the weighted cells of a table";
+        drain_into(out, self.window, self.sparse, self.spill, what)
+    }
+}
+
+impl DenseCells for Window {
+    type Count = u128;
+
+    /// Nothing: the sums are the cells.
+    fn fold(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn origin(&self) -> (u64, u64, u64) {
+        (self.a0, self.b0, self.nb)
+    }
+
+    fn counts(&self) -> &[u128] {
+        &self.sums
     }
 }
 
