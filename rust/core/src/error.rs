@@ -31,6 +31,9 @@ pub enum Error {
     TooCostly(String),
     /// A sample whose pair of labels is not a cell of the table it is looked up in.
     NotInTable,
+    /// Arrays whose shapes do not fit one another (an embedding's values, its labelings'
+    /// codes, a matrix of distances): what is wrong.
+    BadShape(String),
     /// The system refused memory for something that grows with the input: what, and the
     /// bytes it needed ([`crate::alloc`]).
     OutOfMemory { what: &'static str, bytes: usize },
@@ -81,6 +84,7 @@ impl fmt::Display for Error {
                 "an Arrow string array's buffers do not hold its items (offsets outside the data \
                  or decreasing, or a validity bitmap too short)",
             ),
+            Error::BadShape(what) => write!(f, "inputs of mismatched shapes: {what}"),
             Error::NotInTable => {
                 f.write_str("a sample's labels are not a cell of the table counted from them")
             }

@@ -71,17 +71,23 @@
 //!   range, `count::wide::dense`, `count::wide::marked`, `count::wide::sorted` and
 //!   `count::wide::hashed`; `count::weighted`, the weighted pass ([`count_weighted`]:
 //!   each cell sums its samples' weights exactly).
+//! - [`embedding`]: measures of a clustering against its embedding, from the samples'
+//!   coordinates: the silhouette (`embedding::pairs`, every pair's distance, block pair by
+//!   block pair through a GEMM; `embedding::sums`, squared Euclidean and cosine distances
+//!   from each cluster's centroid and spread; `embedding::precomputed`, from a matrix of
+//!   distances) and the Calinski-Harabasz and Davies-Bouldin indices
+//!   (`embedding::centroids`).
 //! - [`encode`]: string and byte labels (numpy `S`/`U`, Arrow buffers, Python `str`) as dense codes.
 //! - `testing` (unit tests only): the generator of test values they share, random trees
 //!   and their cuts.
 //!
-//! `unsafe` is denied at the crate root and allowed in three modules only: `cpu` (calling
+//! `unsafe` is denied at the crate root and allowed in four modules only: `cpu` (calling
 //! the `#[target_feature]` functions after the CPU was found to have the features, the
 //! AVX-512 intrinsics' loads and masked stores, and the prefetch hint, which reads
 //! nothing), `table::dense` (setting the length of the cell vectors after every
-//! place was written), and `pages` (advising the kernel to back an array with huge
-//! pages). Each `unsafe` block says why it is sound in a `// SAFETY:`
-//! comment.
+//! place was written), `pages` (advising the kernel to back an array with huge
+//! pages), and `embedding::gemm` (the GEMM crate's call, on slices checked to fit it).
+//! Each `unsafe` block says why it is sound in a `// SAFETY:` comment.
 #![deny(unsafe_code)]
 
 mod alloc;
@@ -91,6 +97,7 @@ mod counted;
 mod cpu;
 mod dendrogram;
 mod dendrogram_pair;
+pub mod embedding;
 mod emi;
 pub mod encode;
 mod error;

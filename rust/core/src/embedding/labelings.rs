@@ -1,0 +1,147 @@
+//! The labelings of one embedding's samples, checked once: `m` rows of `n` codes, row `l`
+//! in `0..k[l]`. Every per-cluster array of the kernels holds all labelings' clusters side
+//! by side, labeling `l`'s at `offset[l]..offset[l] + k[l]`.
+
+use crate::alloc;
+use crate::error::Error;
+
+/// `m` labelings of `n` samples, checked.
+pub(crate) struct Labelings<'a> {
+    /// Samples.
+    pub(crate) n: usize,
+    /// Labeling `l`'s codes are `codes[l * n..(l + 1) * n]`.
+    pub(crate) codes: &'a [i64],
+    /// Where each labeling's clusters start among all (length `m + 1`).
+    pub(crate) offset: Vec<usize>,
+    /// Each cluster's size, all labelings' side by side.
+    pub(crate) sizes: Vec<u64>,
+}
+
+impl<'a> Labelings<'a> {
+    /// `codes` (`m × n`, row by row) checked against `n_labels` (`m` numbers, each at
+    /// least 1, each code below its labeling's).
+    pub(crate) fn new(n: usize, codes: &'a [i64], n_labels: &[usize]) -> Result<Self, Error> {
+        let m = n_labels.len();
+        if m == 0 {
+            return Err(Error::BadShape("no labeling was given".into()));
+        }
+        if codes.len() != m.saturating_mul(n) {
+            return Err(Error::BadShape(format!(
+                "{m} labelings of {n} samples need {} codes, not {}",
+                m.saturating_mul(n),
+                codes.len()
+            )));
+        }
+        let mut offset = alloc::with_capacity(m + 1, "the labelings' cluster offsets")?;
+        offset.push(0usize);
+        for &k in n_labels {
+            if k == 0 {
+                return Err(Error::BadShape("a labeling with no cluster".into()));
+            }
+            let last = *offset.last().unwrap_or(&0);
+            offset.push(last.saturating_add(k));
+        }
+        let total = offset[m];
+        let mut sizes = alloc::filled(total, 0u64, "the clusters' sizes")?;
+        for (l, row) in codes.chunks_exact(n.max(1)).take(m).enumerate() {
+            let (base, k) = (offset[l], n_labels[l]);
+            for &c in row {
+                if c < 0 || c as u64 >= k as u64 {
+                    return Err(Error::BadShape(format!(
+                        "a code {c} outside 0..{k} in labeling {l}"
+                    )));
+                }
+                sizes[base + c as usize] += 1;
+            }
+        }
+        Ok(Labelings {
+            n,
+            codes,
+            offset,
+            sizes,
+        })
+    }
+
+    /// Labelings.
+    pub(crate) fn m(&self) -> usize {
+        self.offset.len() - 1
+    }
+
+    /// Clusters of all labelings together.
+    pub(crate) fn total(&self) -> usize {
+        self.offset[self.m()]
+    }
+
+    /// Sample `i`'s cluster in labeling `l`, among all labelings' clusters.
+    #[inline(always)]
+    pub(crate) fn cluster(&self, l: usize, i: usize) -> usize {
+        self.offset[l] + self.codes[l * self.n + i] as usize
+    }
+}
+
+/// Sample `i`'s silhouette in labeling `l` from `sums`, its sums of distances to every
+/// cluster of every labeling (its own included), as scikit-learn's: `a` the mean distance
+/// to the others of its cluster, `b` the least mean distance to another cluster,
+/// `(b - a) / max(a, b)`; 0 for a cluster of one, with no other cluster, or where
+/// `max(a, b)` is 0 (where scikit-learn's `nan_to_num` makes it 0).
+#[inline]
+pub(crate) fn silhouette(labelings: &Labelings<'_>, sums: &[f64], l: usize, i: usize) -> f64 {
+    let own = labelings.cluster(l, i);
+    let n_own = labelings.sizes[own];
+    if n_own <= 1 {
+        return 0.0;
+    }
+    let a = sums[own] / (n_own - 1) as f64;
+    let mut b = f64::INFINITY;
+    let (from, to) = (labelings.offset[l], labelings.offset[l + 1]);
+    for (c, (&sum, &size)) in sums[from..to]
+        .iter()
+        .zip(&labelings.sizes[from..to])
+        .enumerate()
+    {
+        if from + c != own && size > 0 {
+            b = b.min(sum / size as f64);
+        }
+    }
+    if b == f64::INFINITY {
+        return 0.0;
+    }
+    let most = a.max(b);
+    if most == 0.0 {
+        0.0
+    } else {
+        (b - a) / most
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_checked() {
+        assert!(Labelings::new(3, &[0, 1, 0], &[2]).is_ok());
+        assert!(Labelings::new(3, &[0, 1], &[2]).is_err());
+        assert!(Labelings::new(3, &[0, 2, 0], &[2]).is_err());
+        assert!(Labelings::new(3, &[0, -1, 0], &[2]).is_err());
+        assert!(Labelings::new(3, &[0, 0, 0], &[0]).is_err());
+        assert!(Labelings::new(3, &[], &[]).is_err());
+        let l = Labelings::new(2, &[0, 1, 0, 0], &[2, 3]).unwrap();
+        assert_eq!((l.m(), l.total()), (2, 5));
+        assert_eq!(l.sizes, [1, 1, 2, 0, 0]);
+        assert_eq!(l.cluster(1, 1), 2);
+    }
+
+    #[test]
+    fn silhouette_edge_cases() {
+        let l = Labelings::new(3, &[0, 0, 1], &[2]).unwrap();
+        // a = 2, b = 4.
+        assert_eq!(silhouette(&l, &[2.0, 4.0], 0, 0), 0.5);
+        // A singleton.
+        assert_eq!(silhouette(&l, &[3.0, 0.0], 0, 2), 0.0);
+        // All at one place.
+        assert_eq!(silhouette(&l, &[0.0, 0.0], 0, 0), 0.0);
+        let one = Labelings::new(2, &[0, 0], &[1]).unwrap();
+        assert_eq!(silhouette(&one, &[1.0], 0, 0), 0.0);
+    }
+}
