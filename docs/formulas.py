@@ -274,3 +274,63 @@ PER_SAMPLE: dict[str, str] = {
 }
 """The score of one sample of class :math:`i` and cluster :math:`j`, for each measure with a
 per-sample form (:attr:`Measure.per_sample`), as LaTeX."""
+
+OTHER_NOTATION: dict[str, str] = {
+    "memberships": (
+        r"Membership matrices :math:`P` (:math:`n \times k_1`) and :math:`Q` (:math:`n \times"
+        r" k_2`), a row per sample; :math:`A = P P^\top` and :math:`B = Q Q^\top` their bonding"
+        r" matrices, :math:`J` the matrix of ones, :math:`\langle X, Y \rangle = \sum_{st}"
+        r" X_{st} Y_{st}` and :math:`N_A = \frac{\operatorname{sum} A}{\langle A, A \rangle}"
+        r" A` (Andrews, Browne and Hvingelby 2022)."
+    ),
+    "covers": (
+        r"Covers :math:`U` and :math:`V` give each sample :math:`s` a set of labels"
+        r" :math:`U(s)`, :math:`V(s)`; over the :math:`M = \binom{n}{2}` pairs of samples,"
+        r" :math:`t_j(U)` is the set of pairs that share exactly :math:`j` labels of"
+        r" :math:`U`."
+    ),
+    "embedding": (
+        r"Samples :math:`x_s` of an embedding in clusters :math:`C_1, \dots, C_k` with"
+        r" centroids :math:`c_l`, :math:`c` the centroid of all, :math:`d` the distance of"
+        r" ``metric=``."
+    ),
+    "graph": r"A neighbour graph of the samples, each with its neighbours' labels.",
+}
+"""What the formulas of each kind of :data:`OTHER_FORMULAS` name, as reStructuredText."""
+
+OTHER_FORMULAS: dict[str, str] = {
+    "frobenius_rand_score": (
+        r"\mathrm{FRI} = \frac{\langle N_A, N_B \rangle + \langle J - N_A, J - N_B \rangle - n}"
+        r"{n (n - 1)}"
+    ),
+    "frobenius_adjusted_rand_score": (
+        r"\mathrm{FARI} = \frac{\mathrm{FRI} - \mathbb{E}[\mathrm{FRI}]}"
+        r"{1 - \mathbb{E}[\mathrm{FRI}]}, \qquad"
+        r" \mathbb{E}\langle A, B \rangle = \frac{\operatorname{sum} A \operatorname{sum} B}{n^2}"
+        r" + \frac{(\operatorname{tr} A - \operatorname{sum} A / n)"
+        r" (\operatorname{tr} B - \operatorname{sum} B / n)}{n - 1}"
+    ),
+    "omega_index": (
+        r"\omega = \frac{\omega_u - \omega_e}{1 - \omega_e}, \qquad"
+        r" \omega_u = \frac{1}{M} \sum_j |t_j(U) \cap t_j(V)|, \qquad"
+        r" \omega_e = \frac{1}{M^2} \sum_j |t_j(U)| \, |t_j(V)|"
+    ),
+    "overlapping_normalized_mutual_info_score": (
+        r"\mathrm{ONMI} = \frac{\tfrac{1}{2} \left( H(U) - H(U \mid V) + H(V) - H(V \mid U)"
+        r" \right)}{\max(H(U), H(V))}"
+    ),
+    "overlapping_normalized_mutual_info_score_lfk": (
+        r"\mathrm{ONMI}_{LFK} = 1 - \tfrac{1}{2} \left( H(U \mid V)_{\mathrm{norm}}"
+        r" + H(V \mid U)_{\mathrm{norm}} \right)"
+    ),
+    "extended_bcubed_precision": (
+        r"P = \frac{1}{n} \sum_s \operatorname{avg}_{t: V(s) \cap V(t) \neq \emptyset}"
+        r" \frac{\min(|U(s) \cap U(t)|, |V(s) \cap V(t)|)}{|V(s) \cap V(t)|}"
+    ),
+    "extended_bcubed_recall": (
+        r"R = \frac{1}{n} \sum_s \operatorname{avg}_{t: U(s) \cap U(t) \neq \emptyset}"
+        r" \frac{\min(|U(s) \cap U(t)|, |V(s) \cap V(t)|)}{|U(s) \cap U(t)|}"
+    ),
+    "extended_bcubed_f": r"F = \frac{2 P R}{P + R}",
+}
+"""The formula of each measure of another kind than a table (the catalogue's ``OTHERS``)."""

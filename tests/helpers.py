@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from sklearn.metrics.cluster._supervised import _entropy as sk_entropy
 
 import fastcluster_metrics as fcm
+from fastcluster_metrics._measures import catalogue as _catalogue
 
 AVERAGE_METHODS = reference.AVERAGE_METHODS
 
@@ -33,20 +34,13 @@ PAIR_SCORES: list[tuple[str, dict]] = [
 ]
 
 # Every public function of two labelings, with the default keywords.
+# scikit-learn's tables, its measures and purity (the catalogue's defaults), and its three
+# measures of one call.
 LABEL_FUNCTIONS = [
     "contingency_matrix",
     "pair_confusion_matrix",
-    "rand_score",
-    "adjusted_rand_score",
-    "mutual_info_score",
-    "normalized_mutual_info_score",
-    "adjusted_mutual_info_score",
-    "homogeneity_score",
-    "completeness_score",
-    "v_measure_score",
+    *_catalogue.default_names(),
     "homogeneity_completeness_v_measure",
-    "fowlkes_mallows_score",
-    "purity_score",
 ]
 
 # Functions that validate their labels as scikit-learn's check_clusterings does

@@ -296,3 +296,175 @@ def test_plot_scores_labels_its_axis_with_the_catalogues_units():
     figure = plot.plot_scores(TRUTH, runs, metrics=["ARI", "Mirkin"]).figure
     assert [a.get_ylabel() for a in figure.axes] == ["score", "ordered pairs"]
     plt.close("all")
+
+
+# --- every kind of measure: fcm.measures() and the lists derived from the catalogue ----------
+
+
+def test_measures_lists_every_public_measure_with_its_kind():
+    frame = fcm.measures()
+    assert list(frame.index) == list(_catalogue.CATALOGUE)
+    assert set(frame["kind"]) <= set(_catalogue.KINDS)
+    assert list(frame.columns) == [
+        "short_names",
+        "kind",
+        "family",
+        "range",
+        "unit",
+        "better",
+        "adjusted",
+        "symmetric",
+        "function",
+        "options",
+        "reference",
+    ]
+    ari = frame.loc["adjusted_rand_score"]
+    assert (ari["kind"], ari["range"], ari["better"], ari["adjusted"]) == (
+        "table",
+        (-1.0, 1.0),
+        "higher",
+        True,
+    )
+    assert "Hubert" in frame.loc["jaccard_index", "reference"]
+    assert frame.loc["variation_of_information", "better"] == "lower"
+    # every public function of a measure, whatever it reads, is some row's function
+    functions = set(frame["function"].dropna())
+    assert functions <= set(fcm.__all__)
+    soft = {
+        "frobenius_rand_score",
+        "frobenius_adjusted_rand_score",
+        "omega_index",
+        "overlapping_normalized_mutual_info_score",
+        "extended_bcubed_precision_recall_f",
+    }
+    assert soft <= functions
+
+
+@pytest.mark.parametrize("kind", list(_catalogue.KINDS))
+def test_measures_of_one_kind(kind):
+    frame = fcm.measures(kind)
+    assert set(frame["kind"]) <= {kind}
+    assert list(frame.index) == [r.name for r in _catalogue.CATALOGUE.values() if r.kind == kind]
+
+
+def test_measures_of_an_unknown_kind_is_refused():
+    with pytest.raises(fcm.InvalidParameterError, match="'kind' parameter of measures"):
+        fcm.measures("tables")
+
+
+def test_the_other_kinds_kernels_compute_their_public_functions():
+    from fastcluster_metrics._soft.covers import groups
+    from fastcluster_metrics._soft.frobenius import sums
+
+    rng = np.random.default_rng(3)
+    p, q = rng.dirichlet(np.ones(3), 50), rng.dirichlet(np.ones(4), 50)
+    found = sums("test", p, q, None)
+    for row in _catalogue.of_kind(_catalogue.MEMBERSHIPS):
+        assert row.kernel(found) == getattr(fcm, row.function_name)(p, q, **row.options)
+    a = [set(rng.choice(4, rng.integers(1, 3), replace=False).tolist()) for _ in range(60)]
+    b = [set(rng.choice(3, rng.integers(1, 3), replace=False).tolist()) for _ in range(60)]
+    g = groups("test", a, b)
+    bcubed = dict(
+        zip(
+            ("extended_bcubed_precision", "extended_bcubed_recall", "extended_bcubed_f"),
+            fcm.extended_bcubed_precision_recall_f(a, b),
+            strict=True,
+        )
+    )
+    for row in _catalogue.of_kind(_catalogue.COVERS):
+        function = getattr(fcm, row.function_name)
+        want = bcubed[row.name] if row.name in bcubed else function(a, b, **row.options)
+        assert row.kernel(g, **row.options) == want, row.name
+
+
+def test_evaluate_names_the_function_of_a_measure_of_another_kind():
+    with pytest.raises(fcm.InvalidParameterError, match=r"fastcluster_metrics\.omega_index\("):
+        fcm.evaluate(TRUTH, PRED, metrics=["ARI", "Omega"])
+    with pytest.raises(fcm.InvalidParameterError, match=r"variant='LFK'"):
+        fcm.evaluate(TRUTH, PRED, metrics="ONMI-LFK")
+
+
+def test_names_of_every_kind_are_unique_however_they_are_written():
+    keys: dict[str, str] = {}
+    for row in _catalogue.CATALOGUE.values():
+        for name in (row.name, *row.short):
+            key = _catalogue._key(name)
+            assert keys.setdefault(key, row.name) == row.name, (name, keys[key], row.name)
+        assert row.family in _catalogue.FAMILIES + _catalogue.OTHER_FAMILIES, row.name
+
+
+def _categories() -> dict[str, set[str]]:
+    """The lists the catalogue defines: each kind's measures (and any two kinds' together),
+    and the measures with each flag."""
+    rows = list(_catalogue.CATALOGUE.values())
+    kinds = {k: {r.name for r in rows if r.kind == k} for k in _catalogue.KINDS}
+    found = {f"kind {k}": v for k, v in kinds.items()}
+    found |= {f"kinds {a} and {b}": kinds[a] | kinds[b] for a in kinds for b in kinds if a < b}
+    for flag in ("default", "in_sklearn", "merges", "plotted", "counts", "adjusted"):
+        found[flag] = {r.name for r in rows if getattr(r, flag)}
+    found["per_sample"] = {r.name for r in rows if r.per_sample is not None}
+    return {k: v for k, v in found.items() if len(v) >= 2}
+
+
+# Lists written out on purpose: each is a specification that a test holds the catalogue (or a
+# list derived from it) to, or per-measure data that a test holds to the catalogue.
+_SPECIFICATIONS = {
+    ("tests/test_evaluate_all.py", "DEFAULT"),  # evaluate's defaults, as documented
+    ("tests/test_catalogue.py", "soft"),  # the public soft functions
+    ("benches/test_bench_metrics.py", "METRICS"),  # held to sklearn.metrics.cluster's
+    ("docs/formulas.py", "FORMULAS"),  # tests/test_docs.py holds these to the catalogue
+    ("docs/formulas.py", "PER_SAMPLE"),
+    ("docs/formulas.py", "OTHER_FORMULAS"),
+}
+
+
+def test_no_list_of_measure_names_is_written_by_hand():
+    """A list, tuple, set or dict of names that is one of the catalogue's lists (a kind's
+    measures, evaluate's defaults, scikit-learn's, ...) is a second copy of it, bound to
+    disagree: derive it from the catalogue. ``__all__`` lists, the specifications above, and
+    oracles (a dict from each name to the peer's function computing it) are the exceptions."""
+    import ast
+
+    names = {n for r in _catalogue.CATALOGUE.values() for n in (r.name, *r.short)}
+    categories = _categories()
+    stray = []
+    for folder in ("python", "tests", "benches", "docs"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            where = path.relative_to(ROOT).as_posix()
+            if where.endswith("_measures/catalogue.py"):
+                continue
+            tree = ast.parse(path.read_text())
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Assign | ast.AnnAssign):
+                    continue
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                target = {t.id for t in targets if isinstance(t, ast.Name)}
+                if "__all__" in target or any((where, t) in _SPECIFICATIONS for t in target):
+                    continue
+                for display in ast.walk(node):
+                    if not isinstance(display, ast.List | ast.Tuple | ast.Set | ast.Dict):
+                        continue
+                    if isinstance(display, ast.Dict) and not all(
+                        isinstance(v, ast.Constant) for v in display.values
+                    ):
+                        continue  # an oracle: each name's own computation
+                    items = display.keys if isinstance(display, ast.Dict) else display.elts
+                    written = {
+                        e.value
+                        for e in items
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    } & names
+                    for category, members in categories.items():
+                        if members == written:
+                            stray.append(f"{where}:{display.lineno} writes out {category}")
+    assert not stray, "\n".join(stray)
+
+
+def test_the_stray_list_check_finds_a_hand_written_list(tmp_path, monkeypatch):
+    """The check above fails on a copy of a kind's names, as ``_cli/soft.py`` once had."""
+    copy = {row.name: row.label for row in _catalogue.of_kind(_catalogue.MEMBERSHIPS)}
+    (tmp_path / "python").mkdir()
+    (tmp_path / "python" / "stray.py").write_text(f"MEASURES = {copy!r}\n")
+    monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path)
+    with pytest.raises(AssertionError, match=r"stray\.py:1 writes out kind memberships"):
+        test_no_list_of_measure_names_is_written_by_hand()

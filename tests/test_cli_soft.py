@@ -11,16 +11,10 @@ import pytest
 from test_cli import run
 
 import fastcluster_metrics as fcm
+from fastcluster_metrics._measures.catalogue import COVERS, of_kind
 
 N = 240
-COVER_MEASURES = [
-    "omega_index",
-    "overlapping_normalized_mutual_info_score",
-    "overlapping_normalized_mutual_info_score_lfk",
-    "extended_bcubed_precision",
-    "extended_bcubed_recall",
-    "extended_bcubed_f",
-]
+COVER_MEASURES = [row.name for row in of_kind(COVERS)]
 
 
 def _frame():

@@ -165,3 +165,24 @@ def test_docs_page_examples(page):
     too, in CI)."""
     result = doctest.testfile(str(DOCS / page), module_relative=False, encoding="utf-8")
     assert result.failed == 0
+
+
+def test_every_measure_of_another_kind_has_a_formula_on_the_measures_page(monkeypatch):
+    """The measures of memberships, covers, embeddings and graphs (the catalogue's OTHERS)
+    each have a formula in docs/formulas.py and a section of the measures page."""
+    pytest.importorskip("sphinx")
+    from fastcluster_metrics._measures.catalogue import KINDS, OTHERS
+
+    formulas = _docs_module("formulas")
+    assert set(formulas.OTHER_FORMULAS) == set(OTHERS)
+    assert set(formulas.OTHER_NOTATION) == set(KINDS) - {"table"}
+    monkeypatch.setitem(__import__("sys").modules, "formulas", formulas)
+    extension = _docs_module("fcm_docs")
+    text = "\n".join(extension.other_measures_rst())
+    for row in OTHERS.values():
+        anchor = extension._anchor(row.name)
+        assert f"   * - :ref:`{row.name} <{anchor}>`" in text, row.name
+        section = text.split(f".. _{anchor}:\n")[1].split("\n.. _measure-")[0]
+        assert formulas.OTHER_FORMULAS[row.name].split("\n")[0] in section, row.name
+        assert f":func:`~fastcluster_metrics.{row.function_name}`" in section, row.name
+    assert ".. fcm-other-measures::" in (DOCS / "measures.rst").read_text(encoding="utf-8")

@@ -17,16 +17,14 @@ from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 import fastcluster_metrics as fcm
+from fastcluster_metrics._measures.catalogue import COVERS, MEMBERSHIPS, of_kind
 from fastcluster_metrics._soft import covers as _covers
 from fastcluster_metrics._soft import frobenius as _frobenius
 
-FUNCTIONS = [
-    "frobenius_rand_score",
-    "frobenius_adjusted_rand_score",
-    "omega_index",
-    "overlapping_normalized_mutual_info_score",
-    "extended_bcubed_precision_recall_f",
-]
+# the public functions of the catalogue's measures of memberships and covers
+FUNCTIONS = list(
+    dict.fromkeys(row.function_name for kind in (MEMBERSHIPS, COVERS) for row in of_kind(kind))
+)
 
 
 # --- oracles, written from the definitions -----------------------------------------------------

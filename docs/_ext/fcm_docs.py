@@ -128,6 +128,78 @@ def measures_rst() -> list[str]:
     return lines
 
 
+def other_measures_rst() -> list[str]:
+    """The catalogue's measures of other inputs than a table: a section per kind, each with
+    its notation, a summary table and a section per measure with its formula."""
+    from formulas import OTHER_FORMULAS, OTHER_NOTATION
+
+    from fastcluster_metrics._measures.catalogue import KINDS, OTHERS
+
+    lines: list[str] = []
+    for kind, what in KINDS.items():
+        rows = [row for row in OTHERS.values() if row.kind == kind]
+        if not rows:
+            continue
+        title = f"Measures of {what.split(':')[0]}"
+        lines += [title, "-" * len(title), "", OTHER_NOTATION[kind], ""]
+        lines += [
+            ".. list-table::",
+            "   :header-rows: 1",
+            "   :class: fcm-measures",
+            "",
+            "   * - measure",
+            "     - short names",
+            "     - family",
+            "     - range or unit",
+            "     - better",
+            "     - adjusted for chance",
+        ]
+        for row in rows:
+            lines += [
+                f"   * - :ref:`{row.name} <{_anchor(row.name)}>`",
+                f"     - {', '.join(row.short)}",
+                f"     - {row.family}",
+                f"     - {_span(row)}",
+                f"     - {'higher' if row.greater_is_better else 'lower'}",
+                f"     - {_yes(row.adjusted)}",
+            ]
+        lines.append("")
+        for row in rows:
+            heading = f"``{row.name}``" + (f" ({row.short[0]})" if row.short else "")
+            options = ", ".join(f"``{k}={v!r}``" for k, v in row.options.items())
+            call = f":func:`~{PACKAGE}.{row.function_name}`"
+            where = f"{call} with {options}" if options else call
+            lines += [
+                f".. _{_anchor(row.name)}:",
+                "",
+                heading,
+                "~" * len(heading),
+                "",
+                f"{where}.",
+                "",
+                ".. math::",
+                "",
+                *(f"   {line}" for line in OTHER_FORMULAS[row.name].split("\n")),
+                "",
+            ]
+    return lines
+
+
+class OtherMeasuresDirective(SphinxDirective):
+    """``.. fcm-other-measures::``: the measures of memberships, covers, embeddings and
+    graphs, with their formulas."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        self.env.note_dependency(str(self.env.srcdir / "formulas.py"))
+        node = nodes.section()
+        node.document = self.state.document
+        content = StringList(other_measures_rst(), source="<fcm-other-measures>")
+        nested_parse_with_titles(self.state, content, node)
+        return node.children
+
+
 class MeasuresDirective(SphinxDirective):
     """``.. fcm-measures::``: the catalogue with every measure's formula."""
 
@@ -261,6 +333,7 @@ def add_formulas(
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("autodoc-process-docstring", add_formulas)
     app.add_directive("fcm-measures", MeasuresDirective)
+    app.add_directive("fcm-other-measures", OtherMeasuresDirective)
     app.add_directive("fcm-notation", NotationDirective)
     app.add_directive("fcm-measure-list", MeasureListDirective)
     app.add_transform(MarkdownDoctests)

@@ -29,6 +29,7 @@ from ._many.uncertainty import (
     permutation_test,
 )
 from ._measures import functions as _functions
+from ._measures.catalogue import measures
 from ._measures.contingency import Contingency
 from ._measures.evaluate import Evaluation, evaluate
 from ._measures.functions import *  # noqa: F403  (the catalogue's functions: _functions.__all__)
@@ -134,6 +135,7 @@ __all__ = [
     "homogeneity_completeness_v_measure",
     "homogeneity_score",
     "mean_tree_distance",
+    "measures",
     "mutual_info_score",
     "normalized_mutual_info_score",
     "num_threads",

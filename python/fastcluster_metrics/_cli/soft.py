@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from .._io.columns import missing_at
-from .._soft.covers import scores as cover_scores
+from .._measures.catalogue import COVERS, MEMBERSHIPS, of_kind
+from .._soft.covers import groups as cover_groups
 from .._soft.frobenius import sums as frobenius_sums
 from .console import CliError, format_table
 from .plan import (
@@ -35,17 +36,9 @@ from .plan import (
 
 __all__ = ["MEASURES", "score_soft"]
 
-MEASURES = {
-    "frobenius_rand_score": "FRI",
-    "frobenius_adjusted_rand_score": "FARI",
-    "omega_index": "Omega",
-    "overlapping_normalized_mutual_info_score": "ONMI",
-    "overlapping_normalized_mutual_info_score_lfk": "ONMI-LFK",
-    "extended_bcubed_precision": "xBCubed-P",
-    "extended_bcubed_recall": "xBCubed-R",
-    "extended_bcubed_f": "xBCubed-F",
-}
-"""The measures ``--soft`` prints, by full name, with their short names (table headers)."""
+MEASURES = {row.name: row.label for row in (*of_kind(MEMBERSHIPS), *of_kind(COVERS))}
+"""The measures ``--soft`` prints, by full name, with their short names (table headers): the
+catalogue's measures of membership matrices and of covers."""
 
 _REFUSED = (
     ("metrics", "--metrics"),
@@ -115,14 +108,12 @@ def _scores(file: str, frame: Any, truth: Side, pred: Side, weights: Any) -> dic
         if covers:
             if weights is not None:
                 raise CliError("--weights applies to membership matrices; covers take none", 2)
-            return cover_scores(file, a, b)
+            g = cover_groups(file, a, b)
+            return {row.name: row.kernel(g, **row.options) for row in of_kind(COVERS)}
         found = frobenius_sums(file, a, b, weights, names=names)
     except (ValueError, TypeError) as e:
         raise CliError(f"scoring {pred.spec!r} against {truth.spec!r}: {first_line(e)}") from e
-    return {
-        "frobenius_rand_score": found.rand(),
-        "frobenius_adjusted_rand_score": found.adjusted_rand(),
-    }
+    return {row.name: row.kernel(found) for row in of_kind(MEMBERSHIPS)}
 
 
 def score_soft(args: Any) -> str:

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._many.compare import compare_many
 from .._many.consistency import element_agreement, element_consistency
+from .._measures.catalogue import MEMBERSHIPS, of_kind
 from .._measures.per_sample import per_sample_measure, per_sample_score
 from .._soft.frobenius import sums as frobenius_sums
 from .._utils.public import public
@@ -390,7 +391,4 @@ def soft_scores_adata(
         (weights,) = find_columns(obs.columns, [weights], "weights", patterns=False)
         w = weight_values(None, weights, obs[weights])
     found = frobenius_sums(func, a, b, w, names=(name_a, name_b))
-    return {
-        "frobenius_rand_score": found.rand(),
-        "frobenius_adjusted_rand_score": found.adjusted_rand(),
-    }
+    return {row.name: row.kernel(found) for row in of_kind(MEMBERSHIPS)}

@@ -1,21 +1,28 @@
-"""The catalogue of measures: one row per measure, and every list of measures derived from it.
+"""The catalogue of measures: one row per public measure, whatever it reads, and every list of
+measures derived from it.
 
-Each :class:`Measure` row says how a measure is computed from a :class:`Contingency` (its
-kernel, with fixed options), what it is called (its full name and short names), and what a
-caller needs to know of it: its family, whether it is symmetric, whether it needs the table's
-cells or only its sums, its range or unit, which direction is better, whether it is adjusted
-for chance. :func:`evaluate` (its defaults and ``"all"``), :func:`compare_many`,
+Each :class:`Measure` row says what a measure reads (its :attr:`~Measure.kind`: the
+contingency table of two hard labelings, two membership matrices, two covers, an embedding
+with labels, a neighbour graph with labels), how it is computed from the prepared form of that
+input (its kernel, with fixed options), what it is called (its full name and short names), and
+what a caller needs to know of it: its family, whether it is symmetric, whether it needs the
+table's cells or only its sums, its range or unit, which direction is better, whether it is
+adjusted for chance. :data:`CATALOGUE` holds every row; :data:`MEASURES` is its rows of a
+table, the measures :func:`evaluate` (its defaults and ``"all"``), :func:`compare_many`,
 :func:`pairwise`, :func:`bootstrap`, :func:`permutation_test`, the command line and the plots
-take their names, symmetry and axes from here; ``tests/test_catalogue.py`` checks that the
-public functions, ``__all__``, the :class:`Contingency` methods and the README's table agree
-with it.
+take; the soft command line, the AnnData helpers and :func:`~fastcluster_metrics.measures`
+take the others from here. ``tests/test_catalogue.py`` checks that the public functions,
+``__all__``, the :class:`Contingency` methods and the README's table agree with it.
 
-Adding a measure is its kernel (a :class:`Contingency` method, or any function of one) plus
-one row in :data:`MEASURES`.
+Adding a measure of a table is its kernel (a :class:`Contingency` method, or any function of
+one) plus one row in :data:`MEASURES`; a measure of another kind is its public function plus
+one row in :data:`OTHERS`.
 
->>> from fastcluster_metrics._catalogue import resolve
+>>> from fastcluster_metrics._measures.catalogue import resolve
 >>> resolve("ARI", "evaluate").name, resolve("v-measure", "evaluate").label
 ('adjusted_rand_score', 'V-measure')
+>>> CATALOGUE["omega_index"].kind
+'covers'
 """
 
 from __future__ import annotations
@@ -24,11 +31,14 @@ import difflib
 import inspect
 import math
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
+from .._soft import covers
+from .._soft.frobenius import FrobeniusSums
 from .._utils.params import InvalidParameterError
 from .contingency import Contingency
 from .matching import (
@@ -40,11 +50,16 @@ from .matching import (
 )
 
 __all__ = [
+    "CATALOGUE",
+    "KINDS",
     "MEASURES",
+    "OTHERS",
     "Measure",
     "default_names",
     "label",
     "markdown_table",
+    "measures",
+    "of_kind",
     "register",
     "resolve",
     "resolve_all",
@@ -54,6 +69,30 @@ PAIRS = "pair counting"
 INFORMATION = "information"
 MATCHING = "set matching"
 FAMILIES = (PAIRS, INFORMATION, MATCHING)
+"""The families of the measures of a table (the measures of other kinds use these too)."""
+SILHOUETTE = "silhouette"
+DISPERSION = "dispersion"
+NEIGHBOURHOOD = "neighbourhood"
+OTHER_FAMILIES = (SILHOUETTE, DISPERSION, NEIGHBOURHOOD)
+"""The families of an embedding's measures (the silhouettes; the ratios of the clusters'
+spreads and separations) and of a graph's (how the neighbourhoods mix labels)."""
+
+TABLE = "table"
+MEMBERSHIPS = "memberships"
+COVERS = "covers"
+EMBEDDING = "embedding"
+GRAPH = "graph"
+KINDS: dict[str, str] = {
+    TABLE: "two hard labelings, through their contingency table",
+    MEMBERSHIPS: "two soft labelings: membership matrices (a row per sample)",
+    COVERS: "two covers: a set of labels per sample (overlapping clusterings)",
+    EMBEDDING: "an embedding (a matrix of samples by features) and a labeling of its samples",
+    GRAPH: "a neighbour graph of the samples and a labeling of them",
+}
+"""What a measure reads, by kind, and in words: the prepared form its kernel is called on is
+a :class:`Contingency` (table), a :class:`FrobeniusSums` (memberships), a
+:class:`covers.Groups` (covers); for an embedding or a graph, the kernel is the public
+function itself."""
 
 UNIT_INTERVAL = (0.0, 1.0)
 SIGNED = (-1.0, 1.0)
@@ -118,6 +157,9 @@ class Measure:
     function: str | None = ""
     """The public function of two labelings computing it with :attr:`options` (its own name
     when empty; None when only the :class:`Contingency` method exists)."""
+    kind: str = TABLE
+    """What it reads: a key of :data:`KINDS`. Its :attr:`kernel` is called on that kind's
+    prepared form."""
 
     @property
     def label(self) -> str:
@@ -329,6 +371,130 @@ MEASURES: dict[str, Measure] = _rows(
 # fmt: on
 """Every measure by full name, in the order ``evaluate(..., metrics="all")`` gives them."""
 
+_F = FrobeniusSums
+_SOFT: dict[str, Any] = {"function": "", "cells": False}
+_COVER: dict[str, Any] = {"kind": COVERS, "cells": False}
+
+# fmt: off
+OTHERS: dict[str, Measure] = _rows(
+    # two soft labelings (membership matrices), from one pass's sums
+    Measure("frobenius_rand_score", _F.rand, PAIRS, ("FRI",), **_SOFT, **_SYM,
+            kind=MEMBERSHIPS),
+    Measure("frobenius_adjusted_rand_score", _F.adjusted_rand, PAIRS, ("FARI",), **_SOFT,
+            **_SYM, kind=MEMBERSHIPS, range=SIGNED, adjusted=True),
+    # two covers, from one grouping of their samples
+    Measure("omega_index", covers.omega_of, PAIRS, ("Omega",), **_COVER, **_SYM,
+            range=SIGNED, adjusted=True),
+    Measure("overlapping_normalized_mutual_info_score", covers.onmi_of, INFORMATION,
+            ("ONMI",), **_COVER, **_SYM, options={"variant": "MGH"}, function=""),
+    Measure("overlapping_normalized_mutual_info_score_lfk", covers.onmi_of, INFORMATION,
+            ("ONMI-LFK",), **_COVER, **_SYM, options={"variant": "LFK"},
+            function="overlapping_normalized_mutual_info_score"),
+    Measure("extended_bcubed_precision", covers.bcubed_precision_of, MATCHING,
+            ("xBCubed-P",), **_COVER, function="extended_bcubed_precision_recall_f"),
+    Measure("extended_bcubed_recall", covers.bcubed_recall_of, MATCHING, ("xBCubed-R",),
+            **_COVER, function="extended_bcubed_precision_recall_f"),
+    Measure("extended_bcubed_f", covers.bcubed_f_of, MATCHING, ("xBCubed-F",), **_COVER,
+            **_SYM, function="extended_bcubed_precision_recall_f"),
+)
+# fmt: on
+"""The measures of the other kinds (:data:`KINDS`), by full name."""
+
+CATALOGUE: dict[str, Measure] = {**MEASURES, **OTHERS}
+"""Every public measure, whatever it reads, by full name: :data:`MEASURES` then
+:data:`OTHERS`."""
+
+
+def of_kind(kind: str) -> list[Measure]:
+    """The rows of one kind, in the catalogue's order."""
+    if kind not in KINDS:
+        among = ", ".join(repr(k) for k in KINDS)
+        raise InvalidParameterError(
+            f"The 'kind' parameter of measures must be a str among {among}. Got {kind!r} instead."
+        )
+    return [row for row in CATALOGUE.values() if row.kind == kind]
+
+
+_CITATION = re.compile(r"\[([A-Za-z]+[0-9]+[a-z]?)\]_")
+
+
+def _bibliography() -> dict[str, str]:
+    """The references of the measures' docstrings: ``.. [KEY] text`` in the package's
+    measures page (``_measures/__init__.py``), by key."""
+    if "bibliography" not in _cache:
+        from . import __doc__ as page
+
+        found: dict[str, str] = {}
+        key = ""
+        for line in (page or "").splitlines():
+            m = re.match(r"\.\. \[(\w+)\] (.*)", line)
+            if m:
+                key = m.group(1)
+                found[key] = m.group(2).strip()
+            elif key and line.startswith("   ") and line.strip():
+                found[key] += " " + line.strip()
+            else:
+                key = ""
+        _cache["bibliography"] = found
+    known: dict[str, str] = _cache["bibliography"]
+    return known
+
+
+def reference(row: Measure) -> str:
+    """The works a measure's docstrings cite (its kernel's and its function's), as the
+    measures page lists them; empty where they cite none."""
+    # the package is imported by now (its measures() is the caller); named, not imported here
+    package = sys.modules[__name__.split(".")[0]]
+    texts = [row.kernel.__doc__ or ""]
+    if row.function_name is not None:
+        texts.append(getattr(getattr(package, row.function_name, None), "__doc__", None) or "")
+    keys = dict.fromkeys(k for t in texts for k in _CITATION.findall(t))
+    known = _bibliography()
+    return "; ".join(known[k] for k in keys if k in known)
+
+
+def measures(kind: str | None = None) -> Any:
+    """Every public measure of the library, as a :class:`pandas.DataFrame` indexed by full
+    name: its short names, what it reads (``kind``), its family, its range (or its unit where
+    it is unbounded), which direction is better, whether it is adjusted for chance and
+    symmetric, the public function computing it (with fixed options) and the works it is
+    from. ``kind=`` keeps one kind: ``"table"`` (two hard labelings, the measures of
+    :func:`evaluate`), ``"memberships"``, ``"covers"``, ``"embedding"`` or ``"graph"``.
+
+    Needs pandas (``pip install 'fastcluster-metrics[pandas]'``).
+
+    >>> import fastcluster_metrics as fcm
+    >>> table = fcm.measures()
+    >>> table.loc["adjusted_rand_score", ["short_names", "kind", "range", "better"]].tolist()
+    [('ARI',), 'table', (-1.0, 1.0), 'higher']
+    >>> fcm.measures("covers").index.tolist()[:2]
+    ['omega_index', 'overlapping_normalized_mutual_info_score']
+    """
+    try:
+        import pandas as pd
+    except ImportError as e:  # pragma: no cover - the tests install pandas
+        raise ImportError(
+            "measures() returns a pandas DataFrame: pip install 'fastcluster-metrics[pandas]'"
+        ) from e
+    rows = list(CATALOGUE.values()) if kind is None else of_kind(kind)
+    frame = pd.DataFrame(
+        {
+            "short_names": [row.short for row in rows],
+            "kind": [row.kind for row in rows],
+            "family": [row.family for row in rows],
+            "range": [row.range for row in rows],
+            "unit": [row.unit for row in rows],
+            "better": ["higher" if row.greater_is_better else "lower" for row in rows],
+            "adjusted": [row.adjusted for row in rows],
+            "symmetric": [row.symmetric for row in rows],
+            "function": [row.function_name for row in rows],
+            "options": [dict(row.options) for row in rows],
+            "reference": [reference(row) for row in rows],
+        },
+        index=pd.Index([row.name for row in rows], name="name"),
+    )
+    return frame
+
 
 def default_names() -> list[str]:
     """The measures :func:`evaluate` computes when none are named."""
@@ -359,6 +525,14 @@ def _index() -> dict[str, Measure]:
     return found
 
 
+def _other_index() -> dict[str, Measure]:
+    """The measures of the other kinds, by every name as looked up."""
+    if "others" not in _cache:
+        _cache["others"] = {_key(n): row for row in OTHERS.values() for n in (row.name, *row.short)}
+    found: dict[str, Measure] = _cache["others"]
+    return found
+
+
 def _defaults() -> list[Measure]:
     if "defaults" not in _cache:
         _cache["defaults"] = [row for row in MEASURES.values() if row.default]
@@ -381,6 +555,14 @@ def resolve(name: object, func: str, param: str = "metrics") -> Measure:
     found = index.get(name) or index.get(_key(name))
     if found is not None:
         return found
+    other = _other_index().get(_key(name))
+    if other is not None:
+        call = other.function_name or other.name
+        options = "".join(f", {k}={v!r}" for k, v in other.options.items())
+        raise InvalidParameterError(
+            f"{name!r} for {func} is a measure of {KINDS[other.kind]}, not of two labelings'"
+            f" table; call fastcluster_metrics.{call}(...{options}) instead"
+        )
     close = difflib.get_close_matches(_key(name), list(index), n=8, cutoff=0.6)
     rows = list({index[k].name: index[k] for k in reversed(close)}.values())[::-1][:3]
     if rows:
@@ -421,14 +603,17 @@ def label(name: str) -> str:
 @contextmanager
 def register(row: Measure) -> Iterator[Measure]:
     """Adds ``row`` to the catalogue for the duration of a ``with`` block (for tests)."""
-    if row.name in MEASURES:
+    if row.name in CATALOGUE:
         raise ValueError(f"a measure named {row.name!r} is already in the catalogue")
-    MEASURES[row.name] = row
+    rows = MEASURES if row.kind == TABLE else OTHERS
+    rows[row.name] = row
+    CATALOGUE[row.name] = row
     _cache.clear()
     try:
         yield row
     finally:
-        del MEASURES[row.name]
+        del rows[row.name]
+        del CATALOGUE[row.name]
         _cache.clear()
 
 

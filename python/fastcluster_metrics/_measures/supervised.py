@@ -7,7 +7,6 @@ Rust. Degenerate cases return what scikit-learn 1.9 returns.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -103,9 +102,19 @@ def _table(
     )[0]
 
 
-_pairs_table = partial(_table, margins=True)
-"""The table of a pair-counting measure's call: its margins and sums of squares are all it
-reads (a wide table's cells are then not kept)."""
+def _pairs_table(
+    func: str,
+    labels_true: ArrayLike,
+    labels_pred: ArrayLike,
+    missing: str,
+    sample_weight: Any = None,
+    class_weight: ClassWeight = None,
+) -> Table:
+    """The table of a pair-counting measure's call: its margins and sums of squares are all it
+    reads (a wide table's cells are then not kept)."""
+    return _table(
+        func, labels_true, labels_pred, missing, sample_weight, class_weight, margins=True
+    )
 
 
 def contingency_matrix(

@@ -24,8 +24,8 @@ subsets of one label each), then one entropy per pair of clusters, by chunks of 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -37,11 +37,15 @@ from .memberships import Cover, check_same_samples, read_cover
 
 __all__ = [
     "Groups",
+    "bcubed_f_of",
+    "bcubed_precision_of",
+    "bcubed_recall_of",
     "extended_bcubed_precision_recall_f",
     "groups",
     "omega_index",
+    "omega_of",
+    "onmi_of",
     "overlapping_normalized_mutual_info_score",
-    "scores",
 ]
 
 NAMES = ("cover_true", "cover_pred")
@@ -60,6 +64,8 @@ class Groups:
     sets_a: NDArray[np.int64]
     sets_b: NDArray[np.int64]
     count: NDArray[np.int64]
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """What the measures of one grouping share, made once (:func:`_memo`)."""
 
     @property
     def size_a(self) -> NDArray[np.int64]:
@@ -680,17 +686,42 @@ def overlapping_normalized_mutual_info_score(
     return onmi(intersections(g), variant)
 
 
-def scores(func: str, cover_true: Any, cover_pred: Any) -> dict[str, float]:
-    """Every measure of this module, by its full name (overlapping NMI under both variants),
-    from one grouping of the samples (the command line's ``--soft``)."""
-    g = groups(func, cover_true, cover_pred)
-    t = intersections(g)
-    precision, recall, f = _bcubed(g)
-    return {
-        "omega_index": _omega(g),
-        "overlapping_normalized_mutual_info_score": onmi(t, "MGH"),
-        "overlapping_normalized_mutual_info_score_lfk": onmi(t, "LFK"),
-        "extended_bcubed_precision": precision,
-        "extended_bcubed_recall": recall,
-        "extended_bcubed_f": f,
-    }
+# --- every measure from one grouping (the catalogue's kernels of covers) ------------------------
+
+
+def _memo(g: Groups, key: str, make: Callable[[], Any]) -> Any:
+    """What several measures of one grouping share (the intersections, BCubed's three values),
+    made once per grouping."""
+    if key not in g.memo:
+        g.memo[key] = make()
+    return g.memo[key]
+
+
+def omega_of(g: Groups) -> float:
+    """The Omega index of a grouping."""
+    return _omega(g)
+
+
+def onmi_of(g: Groups, *, variant: str = "MGH") -> float:
+    """The overlapping NMI of a grouping, under ``variant``; its intersections made once."""
+    return onmi(_memo(g, "intersections", lambda: intersections(g)), variant)
+
+
+def _bcubed_memo(g: Groups) -> tuple[float, float, float]:
+    found: tuple[float, float, float] = _memo(g, "bcubed", lambda: _bcubed(g))
+    return found
+
+
+def bcubed_precision_of(g: Groups) -> float:
+    """Extended BCubed precision of a grouping."""
+    return _bcubed_memo(g)[0]
+
+
+def bcubed_recall_of(g: Groups) -> float:
+    """Extended BCubed recall of a grouping."""
+    return _bcubed_memo(g)[1]
+
+
+def bcubed_f_of(g: Groups) -> float:
+    """Extended BCubed F of a grouping."""
+    return _bcubed_memo(g)[2]
