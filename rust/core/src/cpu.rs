@@ -9,6 +9,7 @@
 //! choose which builds to try; nothing here knows what it runs.
 
 use std::mem::MaybeUninit;
+use std::sync::OnceLock;
 
 use crate::numeric::Sum;
 
@@ -34,9 +35,132 @@ pub(crate) enum Build {
     Avx512Dq,
 }
 
-/// Whether this CPU can run `build`.
+/// The environment variable that caps the builds the core may run.
+pub const CPU_VAR: &str = "FASTCLUSTER_METRICS_CPU";
+
+/// A level of builds: a call runs the best build of its kernel at or below the level in
+/// use ([`level`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// The baseline build alone (x86-64's SSE2, or the target's own).
+    Baseline,
+    /// The AVX2 builds too.
+    Avx2,
+    /// Every build, AVX-512 too.
+    Avx512,
+}
+
+impl Level {
+    /// Its name, as [`CPU_VAR`] takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Baseline => "baseline",
+            Level::Avx2 => "avx2",
+            Level::Avx512 => "avx512",
+        }
+    }
+
+    /// The level a build needs.
+    fn of(build: Build) -> Level {
+        match build {
+            Build::Avx2 => Level::Avx2,
+            Build::Avx512 | Build::Avx512Vl | Build::Avx512Dq => Level::Avx512,
+        }
+    }
+}
+
+/// The instruction-set extensions the core's builds use that this CPU has, by their
+/// names in `/proc/cpuinfo`.
+pub fn features() -> Vec<&'static str> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        let all = [
+            ("sse4.2", has!("sse4.2")),
+            ("avx", has!("avx")),
+            ("avx2", has!("avx2")),
+            ("fma", has!("fma")),
+            ("avx512f", has!("avx512f")),
+            ("avx512vl", has!("avx512vl")),
+            ("avx512bw", has!("avx512bw")),
+            ("avx512dq", has!("avx512dq")),
+        ];
+        all.iter()
+            .filter(|(_, on)| *on)
+            .map(|(name, _)| *name)
+            .collect()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Vec::new()
+    }
+}
+
+/// The best level this CPU can run.
+pub fn best() -> Level {
+    if cpu_has(Build::Avx512) {
+        Level::Avx512
+    } else if cpu_has(Build::Avx2) {
+        Level::Avx2
+    } else {
+        Level::Baseline
+    }
+}
+
+/// The level [`CPU_VAR`] asks for (`baseline`, `avx2` or `avx512`, in any case), or the
+/// best this CPU has where it is unset or empty; an error that names the variable, its
+/// value and the CPU's features for a value it does not know or a level this CPU cannot
+/// run. Read once, when first asked for: the binding asks at import.
+pub fn level() -> Result<Level, String> {
+    static LEVEL: OnceLock<Result<Level, String>> = OnceLock::new();
+    LEVEL
+        .get_or_init(|| level_of(std::env::var(CPU_VAR).ok().as_deref()))
+        .clone()
+}
+
+fn level_of(value: Option<&str>) -> Result<Level, String> {
+    let best = best();
+    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(best);
+    };
+    let features = features();
+    let features = if features.is_empty() {
+        "none of the x86-64 extensions".to_string()
+    } else {
+        features.join(" ")
+    };
+    let asked = match value.to_ascii_lowercase().as_str() {
+        "baseline" => Level::Baseline,
+        "avx2" => Level::Avx2,
+        "avx512" => Level::Avx512,
+        _ => {
+            return Err(format!(
+                "{CPU_VAR}={value:?} is not a build: give baseline, avx2 or avx512, or leave it \
+                 unset for the best this CPU runs ({}; its features: {features})",
+                best.name()
+            ))
+        }
+    };
+    if asked > best {
+        return Err(format!(
+            "{CPU_VAR}={value:?} asks for a build this CPU cannot run: it runs {} at most \
+             (its features: {features})",
+            best.name()
+        ));
+    }
+    Ok(asked)
+}
+
+/// Whether this CPU can run `build`, and [`level`] lets it.
 #[inline]
 pub(crate) fn has(build: Build) -> bool {
+    // an unreadable setting caps nothing here: the binding refuses it at import
+    cpu_has(build) && level().map_or(true, |level| Level::of(build) <= level)
+}
+
+/// Whether this CPU can run `build`, whatever [`level`] says.
+#[inline]
+fn cpu_has(build: Build) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::is_x86_feature_detected as has;
@@ -372,5 +496,46 @@ pub(crate) mod testing {
     /// `kernel` in `build`, if this CPU can run it (to compare the builds).
     pub(crate) fn run_on<K: Kernel>(build: Build, kernel: K) -> Option<K::Output> {
         has(build).then(|| run_built(build, kernel).unwrap_or_else(K::run))
+    }
+}
+
+#[cfg(test)]
+mod level_tests {
+    use super::*;
+
+    #[test]
+    fn unset_or_empty_is_the_best_this_cpu_runs() {
+        assert_eq!(level_of(None), Ok(best()));
+        assert_eq!(level_of(Some("  ")), Ok(best()));
+    }
+
+    #[test]
+    fn a_level_at_or_below_the_best_is_taken_in_any_case() {
+        assert_eq!(level_of(Some("Baseline")), Ok(Level::Baseline));
+        if best() >= Level::Avx2 {
+            assert_eq!(level_of(Some("AVX2")), Ok(Level::Avx2));
+        }
+    }
+
+    #[test]
+    fn an_unknown_value_or_a_level_past_the_cpu_names_the_variable_and_the_features() {
+        let err = level_of(Some("sse9")).unwrap_err();
+        assert!(
+            err.contains("FASTCLUSTER_METRICS_CPU=\"sse9\" is not a build"),
+            "{err}"
+        );
+        assert!(err.contains("its features:"), "{err}");
+        if best() < Level::Avx512 {
+            let err = level_of(Some("avx512")).unwrap_err();
+            assert!(err.contains("cannot run"), "{err}");
+            assert!(err.contains(best().name()), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_build_is_run_only_at_or_below_the_level() {
+        for build in [Build::Avx2, Build::Avx512, Build::Avx512Vl, Build::Avx512Dq] {
+            assert!(!has(build) || Level::of(build) <= level().unwrap());
+        }
     }
 }
