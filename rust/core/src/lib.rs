@@ -62,15 +62,18 @@
 //! - `counted`: [`Counted`], the table in whichever form its count left it, and the
 //!   [`Measures`] every form answers.
 //! - `count`: the one pass over the labels: the driver ([`count()`], [`count_compact`],
-//!   [`count_columns`], [`count_one`]); `count::window`, dense window counting;
-//!   `count::counter`, a thread's counter (its window, the hash map and its spill);
+//!   [`count_columns`], [`count_one`]); `count::blocks`, the pass by blocks (each
+//!   thread's block counted into its own counter, the counters merged into one table);
+//!   `count::window`, dense window counting; `count::counter`, a thread's counter (its
+//!   window, the hash map and its spill, and the draining of its cells);
 //!   `count::growth`, the window's growth policy; `count::wide`, tables too wide for a
 //!   window, counted by partitions of their cells: `count::wide::plan` (the ranges and
 //!   how each is counted), `count::wide::partition` (the partition's two passes),
 //!   `count::wide::scratch` (a counting thread's buffers), and a kernel for each form of
 //!   range, `count::wide::dense`, `count::wide::marked`, `count::wide::sorted` and
 //!   `count::wide::hashed`; `count::weighted`, the weighted pass ([`count_weighted`]:
-//!   each cell sums its samples' weights exactly).
+//!   each cell sums its samples' weights exactly), and `count::weighted::counter`, a
+//!   thread's weighted counter.
 //! - [`embedding`]: measures of a clustering against its embedding, from the samples'
 //!   coordinates: the silhouette (`embedding::pairs`, every pair's distance, block pair by
 //!   block pair through a GEMM; `embedding::sums`, squared Euclidean and cosine distances
