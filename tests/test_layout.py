@@ -22,6 +22,7 @@ ORDER = [
     "_utils",
     "_labels",
     "_table",
+    "_embedding",
     "_soft",
     "_measures",
     "_many",

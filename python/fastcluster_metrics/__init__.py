@@ -6,6 +6,9 @@ supervised scores, computed from a contingency table built in one Rust pass.
 1.0
 """
 
+from ._embedding.bicluster import consensus_score
+from ._embedding.dispersion import calinski_harabasz_score, davies_bouldin_score
+from ._embedding.silhouette import silhouette_samples, silhouette_score
 from ._io.anndata import (
     element_agreement_adata,
     element_consistency_adata,
@@ -32,6 +35,7 @@ from ._measures import functions as _functions
 from ._measures.catalogue import measures
 from ._measures.contingency import Contingency
 from ._measures.evaluate import Evaluation, evaluate
+from ._measures.expected import expected_mutual_information
 from ._measures.functions import *  # noqa: F403  (the catalogue's functions: _functions.__all__)
 from ._measures.per_sample import per_sample_score
 from ._measures.supervised import (
@@ -115,10 +119,13 @@ __all__ = [
     "adjusted_mutual_info_score",
     "adjusted_rand_score",
     "bootstrap",
+    "calinski_harabasz_score",
     "compare_dendrograms",
     "compare_many",
     "completeness_score",
+    "consensus_score",
     "contingency_matrix",
+    "davies_bouldin_score",
     "element_agreement",
     "element_agreement_adata",
     "element_consistency",
@@ -126,6 +133,7 @@ __all__ = [
     "entropy",
     "evaluate",
     "evaluate_adata",
+    "expected_mutual_information",
     "extended_bcubed_precision_recall_f",
     "fowlkes_mallows_score",
     "frobenius_adjusted_rand_score",
@@ -152,6 +160,8 @@ __all__ = [
     "score_dendrogram",
     "score_levels",
     "score_levels_adata",
+    "silhouette_samples",
+    "silhouette_score",
     "soft_scores_adata",
     "v_measure_score",
 ]
