@@ -1,4 +1,4 @@
-"""Files and streams: where a file is read (``readers.py``: CSV/TSV, Parquet, Arrow IPC, and
+"""Files and streams: where a file is read (``readers/``: CSV/TSV, Parquet, Arrow IPC, and
 AnnData files through ``anndata_files.py``, which reads their ``obs`` without anndata), its
 format (``formats.py``), its columns (``columns.py``), the errors that name the file and the
 column (``errors.py``), the progress bar (``progress.py``); tables counted chunk by chunk and
