@@ -332,5 +332,19 @@ OTHER_FORMULAS: dict[str, str] = {
         r" \frac{\min(|U(s) \cap U(t)|, |V(s) \cap V(t)|)}{|U(s) \cap U(t)|}"
     ),
     "extended_bcubed_f": r"F = \frac{2 P R}{P + R}",
+    "silhouette_score": (
+        r"\mathrm{ASW} = \frac{1}{n} \sum_s \frac{b_s - a_s}{\max(a_s, b_s)}, \qquad"
+        r" a_s = \frac{1}{|C_{l(s)}| - 1} \sum_{t \in C_{l(s)}} d(x_s, x_t), \qquad"
+        r" b_s = \min_{l \neq l(s)} \frac{1}{|C_l|} \sum_{t \in C_l} d(x_s, x_t)"
+    ),
+    "calinski_harabasz_score": (
+        r"\mathrm{CH} = \frac{\sum_l |C_l| \, \lVert c_l - c \rVert^2 / (k - 1)}"
+        r"{\sum_l \sum_{s \in C_l} \lVert x_s - c_l \rVert^2 / (n - k)}"
+    ),
+    "davies_bouldin_score": (
+        r"\mathrm{DB} = \frac{1}{k} \sum_l \max_{m \neq l}"
+        r" \frac{\sigma_l + \sigma_m}{\lVert c_l - c_m \rVert}, \qquad"
+        r" \sigma_l = \frac{1}{|C_l|} \sum_{s \in C_l} \lVert x_s - c_l \rVert"
+    ),
 }
 """The formula of each measure of another kind than a table (the catalogue's ``OTHERS``)."""

@@ -37,6 +37,8 @@ from contextlib import contextmanager
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
+from .._embedding.dispersion import calinski_harabasz_score, davies_bouldin_score
+from .._embedding.silhouette import silhouette_score
 from .._soft import covers
 from .._soft.frobenius import FrobeniusSums
 from .._utils.params import InvalidParameterError
@@ -374,6 +376,7 @@ MEASURES: dict[str, Measure] = _rows(
 _F = FrobeniusSums
 _SOFT: dict[str, Any] = {"function": "", "cells": False}
 _COVER: dict[str, Any] = {"kind": COVERS, "cells": False}
+_EMBEDDING: dict[str, Any] = {"kind": EMBEDDING, "cells": False}
 
 # fmt: off
 OTHERS: dict[str, Measure] = _rows(
@@ -396,6 +399,13 @@ OTHERS: dict[str, Measure] = _rows(
             **_COVER, function="extended_bcubed_precision_recall_f"),
     Measure("extended_bcubed_f", covers.bcubed_f_of, MATCHING, ("xBCubed-F",), **_COVER,
             **_SYM, function="extended_bcubed_precision_recall_f"),
+    # an embedding and a labeling of its samples: the kernel is the public function
+    Measure("silhouette_score", silhouette_score, SILHOUETTE, ("ASW", "silhouette"),
+            **_EMBEDDING, range=SIGNED),
+    Measure("calinski_harabasz_score", calinski_harabasz_score, DISPERSION,
+            ("CH", "Calinski-Harabasz"), **_EMBEDDING, range=(0.0, math.inf)),
+    Measure("davies_bouldin_score", davies_bouldin_score, DISPERSION, ("DB", "Davies-Bouldin"),
+            **_EMBEDDING, range=(0.0, math.inf), **_DISTANCE),
 )
 # fmt: on
 """The measures of the other kinds (:data:`KINDS`), by full name."""
