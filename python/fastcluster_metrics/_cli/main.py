@@ -4,7 +4,7 @@
 measures of each predicted column against the true one; ``fastcluster-metrics`` alone (or
 ``fastcluster-metrics demo``) runs the built-in example of ``python -m fastcluster_metrics``.
 
-Files are read by ``_io/readers.py``, as :func:`read_contingency` reads them: CSV/TSV, Parquet
+Files are read by ``_io/readers/``, as :func:`read_contingency` reads them: CSV/TSV, Parquet
 and Arrow IPC files in chunks (record batches), each chunk counted into a :class:`Contingency`,
 and the tables merged by label value: memory is one chunk and the tables, whatever the length
 of the file. Of an AnnData file (.h5ad, zarr), the ``obs`` columns asked for are read alone

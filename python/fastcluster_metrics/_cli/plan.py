@@ -1,5 +1,5 @@
 """Which columns of which files the command line reads, and their tables: a file or two joined
-on an id column, read chunk by chunk (``_io/readers.py``, as :func:`read_contingency` reads),
+on an id column, read chunk by chunk (``_io/readers/``, as :func:`read_contingency` reads),
 each chunk counted into a :class:`Contingency` and the tables merged by label value."""
 
 from __future__ import annotations

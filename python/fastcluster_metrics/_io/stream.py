@@ -1,6 +1,6 @@
 """Tables built chunk by chunk: an accumulator of label chunks, and :func:`read_contingency`,
 which streams two columns of a Parquet, CSV or Arrow IPC file through it in bounded memory
-(the files are read by ``readers.py``, as the command line reads them).
+(the files are read by ``readers/``, as the command line reads them).
 
 Each chunk is counted in one Rust pass into a small table keyed by label value (a *partial*:
 its row labels, column labels and non-zero cells). Partials merge by label value (sorted, a
