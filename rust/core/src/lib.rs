@@ -80,6 +80,11 @@
 //!   from each cluster's centroid and spread; `embedding::precomputed`, from a matrix of
 //!   distances) and the Calinski-Harabasz and Davies-Bouldin indices
 //!   (`embedding::centroids`).
+//! - [`graph`]: measures of labels over a neighbour graph (scIB's): `graph::rows` (the
+//!   graph's rows, checked as they are read, and the pass over them on the pool),
+//!   `graph::lisi` (the local inverse Simpson index), `graph::gamma` (the chi-square
+//!   tail), `graph::kbet` (kBET's test of each neighbourhood) and `graph::components`
+//!   (the connected components within each label).
 //! - [`encode`]: string and byte labels (numpy `S`/`U`, Arrow buffers, Python `str`) as dense codes.
 //! - `testing` (unit tests only): the generator of test values they share, random trees
 //!   and their cuts.
@@ -105,6 +110,7 @@ mod emi;
 pub mod encode;
 mod error;
 mod gather;
+pub mod graph;
 mod label;
 mod memory;
 mod models;
