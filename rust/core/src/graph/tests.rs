@@ -1,6 +1,10 @@
 //! The kernels against brute force on small random graphs.
 
-use super::{components, gammaincc, kbet, lisi, Graph, Rows};
+use super::components::components;
+use super::gamma::gammaincc;
+use super::kbet::kbet;
+use super::lisi::lisi;
+use super::rows::{Graph, Rows};
 use crate::testing::xorshift;
 
 /// A random graph of `n` cells, `k` neighbours a row (the cell itself first where
