@@ -17,7 +17,7 @@ const SPILL_BITS: u32 = 14;
 /// of a key's bits).
 const SEEDS: [u32; 2] = [0x9E37_79B1, 0x85EB_CA6B];
 
-/// [`tally_range`](super::marked::tally_range) for a sorted range, of more cells than a bitmap could hold: each
+/// [`tally_range`] for a sorted range, of more cells than a bitmap could hold: each
 /// sample goes to a slot of a hash table found by its key, its cell's low bits (and, in a
 /// loop of its own, adds one to its row and column). The first sample of a cell takes the
 /// slot if it is free;
@@ -31,6 +31,8 @@ const SEEDS: [u32; 2] = [0x9E37_79B1, 0x85EB_CA6B];
 /// took 68.7 ms that way and 66.5 ms this way, median of 8, the builds in turn.) The
 /// first table keeps a `u16` of each key ([`Quotients`]), the second the key; tables are
 /// cleared whole, not read.
+///
+/// [`tally_range`]: super::marked::tally_range
 pub(super) fn tally_hashed<T: Low>(
     blocks: &[Block<T>],
     r: usize,

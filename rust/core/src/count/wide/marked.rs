@@ -76,12 +76,14 @@ pub(super) fn mark_range<T: Low>(blocks: &[Block<T>], r: usize, bits: u32, scrat
 }
 
 /// The sums of marked range `r` added to `spans` without its cells, for a count that
-/// keeps none: each sample adds one to its row and column (found by [`Divisor`](super::plan::Divisor)) and sets
+/// keeps none: each sample adds one to its row and column (found by [`Divisor`]) and sets
 /// its cell's bit in a bitmap, or, set already, in a second. A cell of one sample sets one
 /// bit, a cell of two sets both, and a cell of `2 + m` puts `m` samples aside, so Σ n_ij²
 /// and the non-zero cells come from the samples that found a bit set and the runs of those
 /// put aside. The bitmaps are cleared whole, not read (reading them out took two thirds of
 /// counting the ranges of two fine clusterings).
+///
+/// [`Divisor`]: super::plan::Divisor
 pub(super) fn tally_range<T: Low>(
     blocks: &[Block<T>],
     r: usize,

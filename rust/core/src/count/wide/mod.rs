@@ -47,12 +47,12 @@ use crate::stop;
 
 use crate::partitioned::{Cells, Partitioned, RangeCells, Spans};
 
-use dense::{count_dense, tally_dense};
+use dense::tally_dense;
 use hashed::tally_hashed;
 use marked::{mark_range, tally_range};
 use partition::{partition, sizes, Block, Low};
 pub(super) use plan::Plan;
-use plan::{Bounds, Mode};
+use plan::{Bounds, Mode, DENSE_BITS};
 use scratch::Scratch;
 use sorted::{runs, sort_range};
 
@@ -229,7 +229,9 @@ fn merged<'b>(bounds: impl Iterator<Item = &'b Bounds>) -> Bounds {
 }
 
 /// The non-zero cells of range `r` as (low bits, count), in order, in the scratch's
-/// buffer.
+/// buffer. A dense range's are counted here, not in a function of [`dense`] of their own:
+/// that changed the code of the whole of this function (under callgrind, 0.8 % more
+/// instructions in it for marked and sorted ranges, even inlined).
 fn count_range<'s, T: Low>(
     blocks: &[Block<T>],
     r: usize,
@@ -242,7 +244,32 @@ fn count_range<'s, T: Low>(
         return &scratch.cells;
     }
     if plan.mode == Mode::Dense {
-        count_dense(blocks, r, samples, scratch)
+        // Every low bit pattern of a u16 indexes the array: no bounds checks.
+        scratch.counts.resize(1 << DENSE_BITS, 0);
+        let counts = &mut scratch.counts[..1 << DENSE_BITS];
+        for block in blocks {
+            for &x in block.range(r) {
+                counts[x.index()] += 1;
+            }
+        }
+        // Every cell is written at the next free place, which only a non-zero one then
+        // takes: no branch on a count (the zero cells of a range fall at random). One
+        // test skips a group of eight empty cells, as most are in the widest tables.
+        let out = &mut scratch.cells;
+        out.resize(samples.min(1 << DENSE_BITS) + 1, (0, 0));
+        let mut m = 0;
+        for (g, group) in counts.chunks_exact_mut(8).enumerate() {
+            if group.iter().fold(0, |acc, &c| acc | c) == 0 {
+                continue;
+            }
+            for (k, c) in group.iter_mut().enumerate() {
+                // At most `samples` cells are non-zero: `m` stays below `out.len()`.
+                out[m] = ((8 * g + k) as u32, *c);
+                m += usize::from(*c != 0);
+                *c = 0;
+            }
+        }
+        &out[..m]
     } else {
         let keys = sort_range(
             blocks,

@@ -46,12 +46,16 @@ pub(crate) struct Plan {
     /// How each range is counted.
     pub(super) mode: Mode,
     /// Whether the sums of a count that keeps no cells are added up from the samples
-    /// ([`tally_range`](super::marked::tally_range), [`tally_hashed`](super::hashed::tally_hashed), [`tally_dense`](super::dense::tally_dense)): where ranges are marked or
+    /// ([`tally_range`], [`tally_hashed`], [`tally_dense`]): where ranges are marked or
     /// sorted, or dense with a cell or more a sample (a dense range's counts read out cost
     /// less where the cells are fewer: metacells, 0.4 cells a sample, 24 ms read out
     /// against 29 ms tallied; 50 classes against 2e5 clusters, a cell a sample, 32 against
     /// 29.5 ms); and where [`Divisor`] divides a cell's offset from its range's first row (so far as `u32` low
     /// bits reach, always), with two columns or more.
+    ///
+    /// [`tally_range`]: super::marked::tally_range
+    /// [`tally_hashed`]: super::hashed::tally_hashed
+    /// [`tally_dense`]: super::dense::tally_dense
     pub(super) tallies: bool,
 }
 
