@@ -1,5 +1,5 @@
 //! A wide table kept as the ranges of cell numbers it was counted in (by partitions, in
-//! `count/wide.rs`): each range's non-zero cells as low bits and counts, 8 bytes a cell,
+//! `count/wide/`): each range's non-zero cells as low bits and counts, 8 bytes a cell,
 //! and each side's sums, added up as the ranges were counted. Its pair sums and every
 //! measure of its margins come from those; the [`Table`] (16 bytes a cell, each cell's
 //! row and column numbered among the keys present) is built only when it is asked for:
