@@ -10,10 +10,12 @@ __all__ = [
     "MISSING",
     "THREADS_VAR",
     "Table",
+    "calinski_harabasz",
     "count",
     "count_columns",
     "count_one",
     "count_weighted",
+    "davies_bouldin",
     "dendrogram_cuts",
     "dendrogram_pair_cuts",
     "encode_arrow",
@@ -21,6 +23,8 @@ __all__ = [
     "encode_fixed",
     "encode_objects",
     "num_threads",
+    "silhouette_precomputed",
+    "silhouette_samples",
     "table_from_cells",
     "usable_memory",
 ]
@@ -134,3 +138,20 @@ def encode_fixed(
 def encode_objects(
     labels: NDArray[np.object_], missing_values: tuple[object, ...]
 ) -> tuple[NDArray[np.uint32], NDArray[np.uintp], int] | None: ...
+def silhouette_samples(
+    x: NDArray[np.float32] | NDArray[np.float64],
+    codes: NDArray[np.int64],
+    n_labels: list[int],
+    metric: str,
+) -> NDArray[np.float64]: ...
+def silhouette_precomputed(
+    d: NDArray[np.float32] | NDArray[np.float64],
+    codes: NDArray[np.int64],
+    n_labels: list[int],
+) -> NDArray[np.float64]: ...
+def calinski_harabasz(
+    x: NDArray[np.float32] | NDArray[np.float64], codes: NDArray[np.int64], n_labels: int
+) -> float: ...
+def davies_bouldin(
+    x: NDArray[np.float32] | NDArray[np.float64], codes: NDArray[np.int64], n_labels: int
+) -> float: ...

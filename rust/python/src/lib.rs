@@ -4,11 +4,13 @@
 //! A module by concern: [`labels`] (where an input array gets its dtype), [`errors`] (where
 //! a core error becomes a Python exception), [`interrupt`] (GIL release, and a long call
 //! watched for Ctrl-C), [`count`] (labels counted into tables), [`table`] (the `Table`
-//! class), [`dendrogram`] (the sums of dendrograms' cuts), [`encode`] (string labels as
-//! codes) and [`system`] (threads, memory). This file registers what Python sees.
+//! class), [`dendrogram`] (the sums of dendrograms' cuts), [`embedding`] (the measures of
+//! a clustering against its embedding), [`encode`] (string labels as codes) and
+//! [`system`] (threads, memory). This file registers what Python sees.
 
 mod count;
 mod dendrogram;
+mod embedding;
 mod encode;
 mod errors;
 mod interrupt;
@@ -30,6 +32,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dendrogram::dendrogram_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(dendrogram::dendrogram_pair_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(system::num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(embedding::silhouette_samples, m)?)?;
+    m.add_function(wrap_pyfunction!(embedding::silhouette_precomputed, m)?)?;
+    m.add_function(wrap_pyfunction!(embedding::calinski_harabasz, m)?)?;
+    m.add_function(wrap_pyfunction!(embedding::davies_bouldin, m)?)?;
     m.add_function(wrap_pyfunction!(encode::encode_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(encode::encode_arrow_views, m)?)?;
     m.add_function(wrap_pyfunction!(encode::encode_fixed, m)?)?;
