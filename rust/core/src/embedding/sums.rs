@@ -13,8 +13,8 @@
 //! `normalize` leaves it) and `1 - u·v = |u - v|² / 2` for unit `u`, `v`; with `z` marking
 //! zero rows (whose cosine similarity to anything is 0, their distance 1) this gives
 //! `Σ_{j∈C} (1 - u·u_j) = (n_C |u - m_C|² + W_C + n_C z + Z_C) / 2`, `Z_C` the zero rows of
-//! `C`. A zero row's distance to itself is 1 there, as in scikit-learn's matrix (which
-//! sets no diagonal to 0 for the cosine); a unit row's is 0.
+//! `C`. A zero row's distance to itself is 1 there; scikit-learn's matrix has 0 on its
+//! diagonal, so that term is taken off the row's own cluster; a unit row's is 0.
 
 use super::chunks;
 use super::float::Float;
@@ -193,6 +193,13 @@ pub(crate) fn silhouettes<T: Float>(
                     sums: &mut sums,
                 },
             );
+            if zero && metric == Summed::Cosine {
+                // a zero row's distance to itself is 0, as everyone's (scikit-learn zeroes
+                // the diagonal); the sums above count it as 1
+                for l in 0..m {
+                    sums[labelings.cluster(l, i)] -= 1.0;
+                }
+            }
             for l in 0..m {
                 out[(i - start) * m + l] = silhouette(labelings, &sums, l, i);
             }
@@ -271,9 +278,10 @@ mod tests {
             }
         });
         if metric == Summed::Cosine && shift == 0.0 && n > 4 && d > 0 {
-            // Sample 1 is a zero row: its distance to itself is 1, as in scikit-learn.
+            // Sample 1 is a zero row: its distance to every other sample is 1, to itself 0,
+            // as in scikit-learn.
             let mut sums = vec![0.0; lab.total()];
-            for j in 0..n {
+            for j in (0..n).filter(|&j| j != 1) {
                 for l in 0..lab.m() {
                     sums[lab.cluster(l, j)] += 1.0;
                 }
