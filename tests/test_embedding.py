@@ -175,15 +175,34 @@ def test_a_zero_row_under_cosine_matches_sklearn(dtype):
     )
 
 
-def test_davies_bouldin_of_a_singleton_cluster_matches_sklearn():
-    # a cluster of one sample has a spread of exactly 0
+def _davies_bouldin(x, labels):
+    """The textbook Davies-Bouldin index, spreads as direct distances to the centroids, with
+    scikit-learn's conventions (0 when every spread or every centroid distance is 0; a pair
+    of clusters on one centroid counts 0)."""
+    ks = np.unique(labels)
+    cent = np.array([x[labels == k].mean(axis=0) for k in ks])
+    spread = np.array(
+        [np.linalg.norm(x[labels == k] - c, axis=1).mean() for k, c in zip(ks, cent, strict=True)]
+    )
+    apart = np.linalg.norm(cent[:, None, :] - cent[None, :, :], axis=-1)
+    if np.allclose(spread, 0) or np.allclose(apart, 0):
+        return 0.0
+    with np.errstate(divide="ignore"):
+        ratio = np.where(apart == 0, 0.0, (spread[:, None] + spread[None, :]) / apart)
+    return float(ratio.max(axis=1).mean())
+
+
+def test_davies_bouldin_of_a_singleton_cluster_is_exact():
+    # A cluster of one sample has a spread of exactly 0. scikit-learn takes the spreads from
+    # its Euclidean distances (|x|^2 + |c|^2 - 2 x.c), whose rounding leaves about 1e-8 of
+    # |x| there: it agrees to 1e-7, the definition to 1e-12.
     rng = np.random.default_rng(1)
     for _ in range(20):
         x = rng.normal(size=(4, 4))
         labels = np.array([1, 1, 0, 1])
-        assert fcm.davies_bouldin_score(x, labels) == pytest.approx(
-            skm.davies_bouldin_score(x, labels), rel=1e-12
-        )
+        got = fcm.davies_bouldin_score(x, labels)
+        assert got == pytest.approx(_davies_bouldin(x, labels), rel=1e-12)
+        assert got == pytest.approx(skm.davies_bouldin_score(x, labels), rel=1e-7)
 
 
 @pytest.mark.parametrize("metric", ["chebyshev", "minkowski", "correlation"])
@@ -625,9 +644,12 @@ def test_silhouette_property_against_sklearn(case):
 def test_dispersion_property_against_sklearn(case):
     x, labels, _ = case
     x = x.astype(np.float64)
-    for func in ("calinski_harabasz_score", "davies_bouldin_score"):
-        want = getattr(skm, func)(x, labels)
-        assert getattr(fcm, func)(x, labels) == pytest.approx(want, rel=1e-9, abs=1e-9)
+    want = skm.calinski_harabasz_score(x, labels)
+    assert fcm.calinski_harabasz_score(x, labels) == pytest.approx(want, rel=1e-9, abs=1e-9)
+    # the definition, not scikit-learn, whose spreads of one-sample clusters are rounding
+    # noise (test_davies_bouldin_of_a_singleton_cluster_is_exact)
+    want = _davies_bouldin(x, labels)
+    assert fcm.davies_bouldin_score(x, labels) == pytest.approx(want, rel=1e-9, abs=1e-9)
 
 
 # --------------------------------------------------------------------------------------------

@@ -83,6 +83,11 @@ def davies_bouldin_score(X: ArrayLike, labels: ArrayLike, *, missing: str = "rai
     centroids, the mean over clusters of ``max_{l != k} (s_k + s_l) / d_kl``; 0.0 when every
     ``s_k`` or every ``d_kl`` is about 0. Lower is better.
 
+    The spreads are direct distances to the centroids: a cluster of one sample spreads by
+    exactly 0. scikit-learn takes them from ``|x|² + |c|² - 2 x·c``, whose rounding leaves
+    some 1e-8 of ``|x|`` there, so the two agree to about 1e-7 when a cluster has one sample
+    and to 1e-12 otherwise.
+
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)

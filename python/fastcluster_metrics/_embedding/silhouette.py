@@ -9,8 +9,8 @@ function go through scikit-learn's own ``silhouette_samples`` (imported when fir
 the same values, not accelerated.
 
 Several labelings of the same samples (a 2-D array, a row each, or a list of labelings) are
-scored in one call of the core, which computes each distance once for all of them; each row
-of the result equals the call on that labeling alone.
+scored in one call, one pass of the core each; each row of the result equals the call on
+that labeling alone.
 """
 
 from __future__ import annotations
@@ -146,10 +146,18 @@ class _Prepared:
             rows = [sklearn_samples(self.data, row, metric=metric, **kwds) for row in codes]
             found: NDArray[np.floating[Any]] = np.asarray(rows).reshape(codes.shape)
             return found
-        if self.metric == "precomputed":
-            values = _native.silhouette_precomputed(self.data, codes, n_labels)
-        else:
-            values = _native.silhouette_samples(self.data, codes, n_labels, self.metric)
+        # One call of the core a labeling: its pass over many labelings at once adds each
+        # labeling's distances in the order of the first one's clusters, which moves the
+        # last bits, and it was 1.5x faster than the calls one by one at best (20 labelings
+        # of 2e4 samples); each row now equals the call on its labeling alone, bit for bit.
+        rows = []
+        for j, k in enumerate(n_labels):
+            one = np.ascontiguousarray(codes[j : j + 1])
+            if self.metric == "precomputed":
+                rows.append(_native.silhouette_precomputed(self.data, one, [k]))
+            else:
+                rows.append(_native.silhouette_samples(self.data, one, [k], self.metric))
+        values = np.concatenate(rows)
         single = self.data.dtype == np.float32 and self.metric in _FLOAT32_RESULTS
         dtype = np.float32 if single else np.float64
         out: NDArray[np.floating[Any]] = values.astype(dtype, copy=False)
@@ -189,8 +197,8 @@ def silhouette_samples(
         pandas or polars frame, or a scipy sparse matrix (densified whole, ``n x d``); or the
         distances between samples (``metric="precomputed"``), zero on the diagonal.
     labels : array-like of shape (n_samples,), or of shape (m, n_samples), or a list of m labelings
-        Any label type the metrics take. Several labelings are scored in one pass over the
-        pairs: the result has one row each, each equal to the call on that labeling alone.
+        Any label type the metrics take. Several labelings are scored in one call: the
+        result has one row each, each equal to the call on that labeling alone.
     metric : str or callable, default="euclidean"
         ``"euclidean"`` (``"l2"``), ``"sqeuclidean"``, ``"cosine"``, ``"manhattan"``
         (``"l1"``, ``"cityblock"``) and ``"precomputed"`` are computed by the core, without
@@ -272,8 +280,8 @@ def silhouette_score(
     ----------
     X, labels, metric, missing, **kwds
         As for :func:`silhouette_samples` (``missing="drop"``: the samples are drawn among
-        those kept). Several labelings give one score each, from one pass over the pairs
-        (all of them on the same drawn samples).
+        those kept). Several labelings give one score each (all of them on the same drawn
+        samples).
     sample_size : int, default=None
         The number of samples to draw; None: all of them.
     random_state : int, RandomState instance or None, default=None
