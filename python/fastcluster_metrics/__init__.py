@@ -66,6 +66,7 @@ from ._soft.frobenius import (
     frobenius_rand_score,
 )
 from ._utils.params import InvalidParameterError
+from ._utils.versions import show_versions
 
 
 def _keep_old_pickles_loading() -> None:
@@ -160,6 +161,7 @@ __all__ = [
     "score_dendrogram",
     "score_levels",
     "score_levels_adata",
+    "show_versions",
     "silhouette_samples",
     "silhouette_score",
     "soft_scores_adata",

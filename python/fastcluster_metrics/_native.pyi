@@ -7,6 +7,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "CPU_VAR",
     "MISSING",
     "THREADS_VAR",
     "Table",
@@ -15,6 +16,7 @@ __all__ = [
     "count_columns",
     "count_one",
     "count_weighted",
+    "cpu_info",
     "davies_bouldin",
     "dendrogram_cuts",
     "dendrogram_pair_cuts",
@@ -29,6 +31,7 @@ __all__ = [
     "usable_memory",
 ]
 
+CPU_VAR: str
 MISSING: int
 THREADS_VAR: str
 
@@ -121,6 +124,7 @@ def dendrogram_pair_cuts(
     steps2: NDArray[np.uint64],
 ) -> dict[str, NDArray[Any]]: ...
 def num_threads() -> int: ...
+def cpu_info() -> tuple[list[str], str, str]: ...
 def usable_memory(root: str | PathLike[str] | None = None) -> tuple[int, str] | None: ...
 def encode_arrow(
     chunks: list[

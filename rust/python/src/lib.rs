@@ -23,6 +23,7 @@ use pyo3::prelude::*;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    system::check_cpu()?;
     m.add_function(wrap_pyfunction!(count::count, m)?)?;
     m.add_function(wrap_pyfunction!(system::usable_memory, m)?)?;
     m.add_function(wrap_pyfunction!(count::count_one, m)?)?;
@@ -32,6 +33,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dendrogram::dendrogram_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(dendrogram::dendrogram_pair_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(system::num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(system::cpu_info, m)?)?;
     m.add_function(wrap_pyfunction!(embedding::silhouette_samples, m)?)?;
     m.add_function(wrap_pyfunction!(embedding::silhouette_precomputed, m)?)?;
     m.add_function(wrap_pyfunction!(embedding::calinski_harabasz, m)?)?;
@@ -43,5 +45,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MISSING", fcm::encode::MISSING)?;
     m.add_class::<table::Table>()?;
     m.add("THREADS_VAR", fcm::pool::THREADS_VAR)?;
+    m.add("CPU_VAR", fcm::cpu::CPU_VAR)?;
     Ok(())
 }
