@@ -23,6 +23,7 @@ ORDER = [
     "_labels",
     "_table",
     "_embedding",
+    "_graph",
     "_soft",
     "_measures",
     "_many",

@@ -9,6 +9,14 @@ supervised scores, computed from a contingency table built in one Rust pass.
 from ._embedding.bicluster import consensus_score
 from ._embedding.dispersion import calinski_harabasz_score, davies_bouldin_score
 from ._embedding.silhouette import silhouette_samples, silhouette_score
+from ._graph import (
+    clisi_knn,
+    graph_connectivity,
+    ilisi_knn,
+    kbet,
+    kbet_per_label,
+    lisi_knn,
+)
 from ._io.anndata import (
     element_agreement_adata,
     element_consistency_adata,
@@ -121,6 +129,7 @@ __all__ = [
     "adjusted_rand_score",
     "bootstrap",
     "calinski_harabasz_score",
+    "clisi_knn",
     "compare_dendrograms",
     "compare_many",
     "completeness_score",
@@ -139,10 +148,15 @@ __all__ = [
     "fowlkes_mallows_score",
     "frobenius_adjusted_rand_score",
     "frobenius_rand_score",
+    "graph_connectivity",
     "group_tables",
     "hierarchical_precision_recall_f",
     "homogeneity_completeness_v_measure",
     "homogeneity_score",
+    "ilisi_knn",
+    "kbet",
+    "kbet_per_label",
+    "lisi_knn",
     "mean_tree_distance",
     "measures",
     "mutual_info_score",

@@ -24,6 +24,10 @@ __all__ = [
     "encode_arrow_views",
     "encode_fixed",
     "encode_objects",
+    "gammaincc",
+    "graph_components",
+    "graph_kbet",
+    "graph_lisi",
     "num_threads",
     "silhouette_precomputed",
     "silhouette_samples",
@@ -153,6 +157,38 @@ def silhouette_precomputed(
     codes: NDArray[np.int64],
     n_labels: list[int],
 ) -> NDArray[np.float64]: ...
+def graph_lisi(
+    n: int,
+    k: int | None,
+    offsets: NDArray[np.int64] | None,
+    indices: NDArray[np.int32] | NDArray[np.int64],
+    distances: NDArray[np.float32] | NDArray[np.float64],
+    codes: NDArray[np.int64],
+    n_labels: int,
+    perplexity: float,
+    tol: float,
+) -> NDArray[np.float64]: ...
+def graph_kbet(
+    n: int,
+    k: int | None,
+    offsets: NDArray[np.int64] | None,
+    indices: NDArray[np.int32] | NDArray[np.int64],
+    distances: NDArray[np.float32] | NDArray[np.float64],
+    codes: NDArray[np.int64],
+    n_batches: int,
+    with_self: bool,
+) -> NDArray[np.float64]: ...
+def graph_components(
+    n: int,
+    k: int | None,
+    offsets: NDArray[np.int64] | None,
+    indices: NDArray[np.int32] | NDArray[np.int64],
+    distances: NDArray[np.float32] | NDArray[np.float64],
+    codes: NDArray[np.int64],
+    n_labels: int,
+    strong: bool,
+) -> NDArray[np.int64]: ...
+def gammaincc(a: float, x: float) -> float: ...
 def calinski_harabasz(
     x: NDArray[np.float32] | NDArray[np.float64], codes: NDArray[np.int64], n_labels: int
 ) -> float: ...

@@ -5,7 +5,8 @@
 //! a core error becomes a Python exception), [`interrupt`] (GIL release, and a long call
 //! watched for Ctrl-C), [`count`] (labels counted into tables), [`table`] (the `Table`
 //! class), [`dendrogram`] (the sums of dendrograms' cuts), [`embedding`] (the measures of
-//! a clustering against its embedding), [`encode`] (string labels as codes) and
+//! a clustering against its embedding), [`graph`] (the measures of labels over a
+//! neighbour graph), [`encode`] (string labels as codes) and
 //! [`system`] (threads, memory). This file registers what Python sees.
 
 mod count;
@@ -13,6 +14,7 @@ mod dendrogram;
 mod embedding;
 mod encode;
 mod errors;
+mod graph;
 mod interrupt;
 mod labels;
 mod system;
@@ -38,6 +40,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(embedding::silhouette_precomputed, m)?)?;
     m.add_function(wrap_pyfunction!(embedding::calinski_harabasz, m)?)?;
     m.add_function(wrap_pyfunction!(embedding::davies_bouldin, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::graph_lisi, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::graph_kbet, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::graph_components, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::gammaincc, m)?)?;
     m.add_function(wrap_pyfunction!(encode::encode_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(encode::encode_arrow_views, m)?)?;
     m.add_function(wrap_pyfunction!(encode::encode_fixed, m)?)?;
