@@ -294,7 +294,13 @@ OTHER_NOTATION: dict[str, str] = {
         r" centroids :math:`c_l`, :math:`c` the centroid of all, :math:`d` the distance of"
         r" ``metric=``."
     ),
-    "graph": r"A neighbour graph of the samples, each with its neighbours' labels.",
+    "graph": (
+        r"A neighbour graph: each cell :math:`i` has neighbours :math:`N(i)` at distances"
+        r" :math:`d_{ij}`, labels :math:`y` (cell types, :math:`C` of them) and batches"
+        r" (:math:`B`, a share :math:`f_b` of the cells each); :math:`G_c` is the graph of"
+        r" label :math:`c`'s cells, :math:`c_{ib}` the neighbours of :math:`i` in batch"
+        r" :math:`b`, :math:`Q` the regularised upper incomplete gamma function."
+    ),
 }
 """What the formulas of each kind of :data:`OTHER_FORMULAS` name, as reStructuredText."""
 
@@ -346,5 +352,22 @@ OTHER_FORMULAS: dict[str, str] = {
         r" \frac{\sigma_l + \sigma_m}{\lVert c_l - c_m \rVert}, \qquad"
         r" \sigma_l = \frac{1}{|C_l|} \sum_{s \in C_l} \lVert x_s - c_l \rVert"
     ),
+    "ilisi_knn": (
+        r"\mathrm{iLISI} = \frac{\operatorname{median}_i \mathrm{LISI}_i(\text{batch}) - 1}"
+        r"{B - 1}, \qquad \mathrm{LISI}_i = \Big( \sum_l \big( \sum_{j \in N(i),\, y_j = l}"
+        r" p_{ij} \big)^2 \Big)^{-1}, \qquad"
+        r" p_{ij} \propto e^{-\beta_i d_{ij}} \ (j \neq i), \ H(p_i) = \ln u"
+    ),
+    "clisi_knn": (
+        r"\mathrm{cLISI} = \frac{C - \operatorname{median}_i \mathrm{LISI}_i(\text{label})}"
+        r"{C - 1}"
+    ),
+    "kbet": (
+        r"\mathrm{kBET} = \frac{1}{n} \sum_i [p_i \geq \alpha], \qquad"
+        r" p_i = Q\left(\tfrac{B - 1}{2}, \tfrac{\chi^2_i}{2}\right), \qquad"
+        r" \chi^2_i = \sum_b \frac{(c_{ib} - k_i f_b)^2}{k_i f_b}"
+    ),
+    "kbet_per_label": (r"\frac{1}{|C'|} \sum_{c \in C'} \mathrm{kBET}(G_c)"),
+    "graph_connectivity": (r"\mathrm{GC} = \frac{1}{|C|} \sum_c \frac{|\mathrm{LSCC}(G_c)|}{n_c}"),
 }
 """The formula of each measure of another kind than a table (the catalogue's ``OTHERS``)."""

@@ -39,6 +39,7 @@ from typing import Any
 
 from .._embedding.dispersion import calinski_harabasz_score, davies_bouldin_score
 from .._embedding.silhouette import silhouette_score
+from .._graph import clisi_knn, graph_connectivity, ilisi_knn, kbet, kbet_per_label
 from .._soft import covers
 from .._soft.frobenius import FrobeniusSums
 from .._utils.params import InvalidParameterError
@@ -377,6 +378,7 @@ _F = FrobeniusSums
 _SOFT: dict[str, Any] = {"function": "", "cells": False}
 _COVER: dict[str, Any] = {"kind": COVERS, "cells": False}
 _EMBEDDING: dict[str, Any] = {"kind": EMBEDDING, "cells": False}
+_GRAPH: dict[str, Any] = {"kind": GRAPH, "cells": False}
 
 # fmt: off
 OTHERS: dict[str, Measure] = _rows(
@@ -406,6 +408,13 @@ OTHERS: dict[str, Measure] = _rows(
             ("CH", "Calinski-Harabasz"), **_EMBEDDING, range=(0.0, math.inf)),
     Measure("davies_bouldin_score", davies_bouldin_score, DISPERSION, ("DB", "Davies-Bouldin"),
             **_EMBEDDING, range=(0.0, math.inf), **_DISTANCE),
+    # a neighbour graph and labels of its cells (scIB's): the kernel is the public function
+    Measure("ilisi_knn", ilisi_knn, NEIGHBOURHOOD, ("iLISI",), **_GRAPH),
+    Measure("clisi_knn", clisi_knn, NEIGHBOURHOOD, ("cLISI",), **_GRAPH),
+    Measure("kbet", kbet, NEIGHBOURHOOD, ("kBET",), **_GRAPH),
+    Measure("kbet_per_label", kbet_per_label, NEIGHBOURHOOD, ("kBET per label",), **_GRAPH),
+    Measure("graph_connectivity", graph_connectivity, NEIGHBOURHOOD,
+            ("GC", "graph connectivity"), **_GRAPH),
 )
 # fmt: on
 """The measures of the other kinds (:data:`KINDS`), by full name."""
