@@ -13,6 +13,11 @@ use crate::error::Error;
 /// Per cluster: its centroid (`k × d`), the sum of squared distances to it, and the sum of
 /// distances to it (both about the corrected centroid, to first order).
 struct Spread {
+    /// Each cluster's sum over its size, as scikit-learn's `mean`: clusters whose means are
+    /// equal get the same centroid here (Davies-Bouldin's distances between centroids, and
+    /// the spreads around them), where the corrected ones below may differ by a rounding
+    /// and make a ratio of noise.
+    first: Vec<f64>,
     centroids: Vec<f64>,
     squares: Vec<f64>,
     distances: Vec<f64>,
@@ -56,6 +61,8 @@ fn spread<T: Float>(
             *v /= size;
         }
     }
+    let mut first = alloc::filled(k * d, 0.0f64, "the cluster means")?;
+    first.copy_from_slice(&centroids);
     let parts = chunks::map(par, n, chunk, |rows| {
         let mut s = alloc::filled(k * d + 2 * k, 0.0f64, "a chunk's cluster residuals")?;
         for i in rows {
@@ -90,6 +97,7 @@ fn spread<T: Float>(
         }
     }
     Ok(Spread {
+        first,
         centroids,
         squares,
         distances,
@@ -144,10 +152,7 @@ pub(crate) fn davies_bouldin<T: Float>(
     for a in 0..k {
         for b in 0..k {
             if a != b {
-                let (p, q) = (
-                    &s.centroids[a * d..(a + 1) * d],
-                    &s.centroids[b * d..(b + 1) * d],
-                );
+                let (p, q) = (&s.first[a * d..(a + 1) * d], &s.first[b * d..(b + 1) * d]);
                 between[a * k + b] = p
                     .iter()
                     .zip(q)
