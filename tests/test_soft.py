@@ -18,8 +18,10 @@ from sklearn import metrics as skm
 
 import fastcluster_metrics as fcm
 from fastcluster_metrics._measures.catalogue import COVERS, MEMBERSHIPS, of_kind
-from fastcluster_metrics._soft import covers as _covers
+from fastcluster_metrics._soft import bcubed as _bcubed
+from fastcluster_metrics._soft import cover_groups as _cover_groups
 from fastcluster_metrics._soft import frobenius as _frobenius
+from fastcluster_metrics._soft import omega as _omega
 
 # the public functions of the catalogue's measures of memberships and covers
 FUNCTIONS = list(
@@ -300,9 +302,9 @@ def test_omega_is_clusims_and_the_pairs_definition(seed):
     assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
     if n <= 120:
         assert got == pytest.approx(omega_reference(x, y), rel=1e-9, abs=1e-12)
-    g = _covers.groups("f", x, y)
-    assert _covers._omega(g, by_subsets=False) == pytest.approx(got, rel=1e-12, abs=1e-14)
-    assert _covers._omega(g, by_subsets=True) == pytest.approx(got, rel=1e-12, abs=1e-14)
+    g = _cover_groups.groups("f", x, y)
+    assert _omega._omega(g, by_subsets=False) == pytest.approx(got, rel=1e-12, abs=1e-14)
+    assert _omega._omega(g, by_subsets=True) == pytest.approx(got, rel=1e-12, abs=1e-14)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -369,8 +371,8 @@ def test_extended_bcubed_is_the_pairs_definition(seed):
     p, r, f = fcm.extended_bcubed_precision_recall_f(x, y)
     assert (p, r) == pytest.approx((want_p, want_r), rel=1e-12)
     assert f == pytest.approx(2 * want_p * want_r / (want_p + want_r), rel=1e-12)
-    g = _covers.groups("f", x, y)
-    assert _covers._bcubed(g, by_subsets=False) == pytest.approx((p, r, f), rel=1e-12)
+    g = _cover_groups.groups("f", x, y)
+    assert _bcubed._bcubed(g, by_subsets=False) == pytest.approx((p, r, f), rel=1e-12)
 
 
 def test_extended_bcubed_on_partitions_is_bcubed():
@@ -385,8 +387,8 @@ def test_groups_with_many_labels_are_compared_pair_by_pair():
     rng = np.random.default_rng(9)
     x = [set(rng.choice(40, int(rng.integers(1, 30)), replace=False).tolist()) for _ in range(60)]
     y = random_cover(rng, 60, 6)
-    g = _covers.groups("f", x, y)
-    assert not _covers._by_subsets(g)
+    g = _cover_groups.groups("f", x, y)
+    assert not _cover_groups._by_subsets(g)
     assert fcm.omega_index(x, y) == pytest.approx(omega_reference(x, y), rel=1e-9, abs=1e-12)
     assert fcm.extended_bcubed_precision_recall_f(x, y)[:2] == pytest.approx(
         bcubed_reference(x, y), rel=1e-12
@@ -404,9 +406,9 @@ covers_strategy = st.integers(1, 25).flatmap(
 @given(covers_strategy)
 def test_covers_over_shapes(pair):
     x, y = pair
-    g = _covers.groups("f", x, y)
+    g = _cover_groups.groups("f", x, y)
     omega = fcm.omega_index(x, y)
-    assert _covers._omega(g, by_subsets=False) == pytest.approx(omega, rel=1e-9, abs=1e-12)
+    assert _omega._omega(g, by_subsets=False) == pytest.approx(omega, rel=1e-9, abs=1e-12)
     if len(x) >= 2:
         pairs_x = [len(x[i] & x[j]) for i in range(len(x)) for j in range(i + 1, len(x))]
         pairs_y = [len(y[i] & y[j]) for i in range(len(y)) for j in range(i + 1, len(y))]
