@@ -292,7 +292,10 @@ OTHER_NOTATION: dict[str, str] = {
     "embedding": (
         r"Samples :math:`x_s` of an embedding in clusters :math:`C_1, \dots, C_k` with"
         r" centroids :math:`c_l`, :math:`c` the centroid of all, :math:`d` the distance of"
-        r" ``metric=``."
+        r" ``metric=``; :math:`\mathrm{s}_s(y)` is sample :math:`s`'s silhouette under the"
+        r" labels :math:`y`; for scIB's scores, :math:`C_c` holds the :math:`n_c` cells of"
+        r" cell type :math:`c`, found in :math:`B_c` batches, and :math:`C'` the types of more"
+        r" than one batch and fewer batches than cells."
     ),
     "graph": (
         r"A neighbour graph: each cell :math:`i` has neighbours :math:`N(i)` at distances"
@@ -351,6 +354,21 @@ OTHER_FORMULAS: dict[str, str] = {
         r"\mathrm{DB} = \frac{1}{k} \sum_l \max_{m \neq l}"
         r" \frac{\sigma_l + \sigma_m}{\lVert c_l - c_m \rVert}, \qquad"
         r" \sigma_l = \frac{1}{|C_l|} \sum_{s \in C_l} \lVert x_s - c_l \rVert"
+    ),
+    "silhouette_label": r"\frac{\mathrm{ASW}(y) + 1}{2}",
+    "silhouette_batch": (
+        r"\frac{1}{|C'|} \sum_{c \in C'} \frac{1}{n_c} \sum_{s \in C_c}"
+        r" \big( 1 - |\mathrm{s}_s(\text{batch} \mid C_c)| \big)"
+    ),
+    "bras": (
+        r"\text{as batch ASW, with } d \text{ cosine and }"
+        r" b_s = \frac{\sum_{t \in C_c,\, \text{batch}(t) \neq \text{batch}(s)} d(x_s, x_t)}"
+        r"{|\{t \in C_c : \text{batch}(t) \neq \text{batch}(s)\}|}"
+    ),
+    "isolated_labels": (
+        r"\frac{1}{|I|} \sum_{c \in I} \frac{1}{n_c} \sum_{s \in C_c}"
+        r" \frac{\mathrm{s}_s(y) + 1}{2}, \qquad"
+        r" I = \{c : B_c = \min_{c'} B_{c'}\}"
     ),
     "ilisi_knn": (
         r"\mathrm{iLISI} = \frac{\operatorname{median}_i \mathrm{LISI}_i(\text{batch}) - 1}"

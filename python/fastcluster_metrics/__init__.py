@@ -8,6 +8,7 @@ supervised scores, computed from a contingency table built in one Rust pass.
 
 from ._embedding.bicluster import consensus_score
 from ._embedding.dispersion import calinski_harabasz_score, davies_bouldin_score
+from ._embedding.scib import bras, isolated_labels, silhouette_batch, silhouette_label
 from ._embedding.silhouette import silhouette_samples, silhouette_score
 from ._graph import (
     clisi_knn,
@@ -128,6 +129,7 @@ __all__ = [
     "adjusted_mutual_info_score",
     "adjusted_rand_score",
     "bootstrap",
+    "bras",
     "calinski_harabasz_score",
     "clisi_knn",
     "compare_dendrograms",
@@ -154,6 +156,7 @@ __all__ = [
     "homogeneity_completeness_v_measure",
     "homogeneity_score",
     "ilisi_knn",
+    "isolated_labels",
     "kbet",
     "kbet_per_label",
     "lisi_knn",
@@ -176,6 +179,8 @@ __all__ = [
     "score_levels",
     "score_levels_adata",
     "show_versions",
+    "silhouette_batch",
+    "silhouette_label",
     "silhouette_samples",
     "silhouette_score",
     "soft_scores_adata",

@@ -151,11 +151,13 @@ def silhouette_samples(
     codes: NDArray[np.int64],
     n_labels: list[int],
     metric: str,
+    between: str = "nearest",
 ) -> NDArray[np.float64]: ...
 def silhouette_precomputed(
     d: NDArray[np.float32] | NDArray[np.float64],
     codes: NDArray[np.int64],
     n_labels: list[int],
+    between: str = "nearest",
 ) -> NDArray[np.float64]: ...
 def graph_lisi(
     n: int,

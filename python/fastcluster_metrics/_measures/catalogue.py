@@ -38,6 +38,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from .._embedding.dispersion import calinski_harabasz_score, davies_bouldin_score
+from .._embedding.scib import bras, isolated_labels, silhouette_batch, silhouette_label
 from .._embedding.silhouette import silhouette_score
 from .._graph import clisi_knn, graph_connectivity, ilisi_knn, kbet, kbet_per_label
 from .._soft import covers
@@ -408,6 +409,13 @@ OTHERS: dict[str, Measure] = _rows(
             ("CH", "Calinski-Harabasz"), **_EMBEDDING, range=(0.0, math.inf)),
     Measure("davies_bouldin_score", davies_bouldin_score, DISPERSION, ("DB", "Davies-Bouldin"),
             **_EMBEDDING, range=(0.0, math.inf), **_DISTANCE),
+    # scIB's silhouettes of an embedding, its cell types and batches (rescaled to [0, 1])
+    Measure("silhouette_label", silhouette_label, SILHOUETTE, ("cell-type ASW",),
+            **_EMBEDDING),
+    Measure("silhouette_batch", silhouette_batch, SILHOUETTE, ("batch ASW",), **_EMBEDDING),
+    Measure("bras", bras, SILHOUETTE, ("BRAS",), **_EMBEDDING),
+    Measure("isolated_labels", isolated_labels, SILHOUETTE, ("isolated labels",),
+            **_EMBEDDING),
     # a neighbour graph and labels of its cells (scIB's): the kernel is the public function
     Measure("ilisi_knn", ilisi_knn, NEIGHBOURHOOD, ("iLISI",), **_GRAPH),
     Measure("clisi_knn", clisi_knn, NEIGHBOURHOOD, ("cLISI",), **_GRAPH),

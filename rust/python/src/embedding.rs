@@ -1,7 +1,7 @@
 //! Where an embedding's measures are called: the silhouette (from the samples, or from a
 //! matrix of distances) and the Calinski-Harabasz and Davies-Bouldin indices.
 
-use fastcluster_metrics_core::embedding::{self as emb, Metric, Points};
+use fastcluster_metrics_core::embedding::{self as emb, Between, Metric, Points};
 use numpy::PyUntypedArrayMethods;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -55,18 +55,28 @@ fn as_array<'py>(
     PyArray1::from_vec(py, values).reshape([m, n])
 }
 
+/// The silhouette's distance to the other clusters of scib-metrics' name for it.
+fn between_of(name: &str) -> PyResult<Between> {
+    Between::from_name(name).ok_or_else(|| {
+        PyValueError::new_err(format!("unknown between-cluster distance {name:?}"))
+    })
+}
+
 /// Each sample's silhouette in each labeling (`m × n`), from the samples `x` (`n × d`)
-/// under `metric` (GIL released).
+/// under `metric`, `between` taking the distance to the other clusters (GIL released).
 #[pyfunction]
+#[pyo3(signature = (x, codes, n_labels, metric, between = "nearest"))]
 pub(crate) fn silhouette_samples<'py>(
     py: Python<'py>,
     x: Floats<'py>,
     codes: PyReadonlyArray2<'py, i64>,
     n_labels: Vec<usize>,
     metric: &str,
+    between: &str,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let metric = Metric::from_name(metric)
         .ok_or_else(|| PyValueError::new_err(format!("unknown metric {metric:?}")))?;
+    let between = between_of(between)?;
     let (values, n, d) = points(&x)?;
     let codes = labelings(&codes, n, &n_labels)?;
     let ktot: usize = n_labels.iter().sum();
@@ -75,21 +85,24 @@ pub(crate) fn silhouette_samples<'py>(
         Metric::SqEuclidean | Metric::Cosine => n.saturating_mul(d).saturating_mul(ktot),
     };
     let out = interruptible(py, cost >= LONG, || {
-        emb::silhouette_samples(values, n, d, codes, &n_labels, metric)
+        emb::silhouette_samples(values, n, d, codes, &n_labels, metric, between)
     })?
     .map_err(CoreError::from)?;
     as_array(py, out, n_labels.len(), n)
 }
 
 /// Each sample's silhouette in each labeling (`m × n`), from the `n × n` matrix of
-/// distances `d` (GIL released).
+/// distances `d`, `between` taking the distance to the other clusters (GIL released).
 #[pyfunction]
+#[pyo3(signature = (d, codes, n_labels, between = "nearest"))]
 pub(crate) fn silhouette_precomputed<'py>(
     py: Python<'py>,
     d: Floats<'py>,
     codes: PyReadonlyArray2<'py, i64>,
     n_labels: Vec<usize>,
+    between: &str,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let between = between_of(between)?;
     let (values, n, cols) = points(&d)?;
     if cols != n {
         return Err(PyValueError::new_err(format!(
@@ -98,7 +111,7 @@ pub(crate) fn silhouette_precomputed<'py>(
     }
     let codes = labelings(&codes, n, &n_labels)?;
     let out = interruptible(py, n.saturating_mul(n) >= LONG, || {
-        emb::silhouette_precomputed(values, n, codes, &n_labels)
+        emb::silhouette_precomputed(values, n, codes, &n_labels, between)
     })?
     .map_err(CoreError::from)?;
     as_array(py, out, n_labels.len(), n)

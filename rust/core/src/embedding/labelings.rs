@@ -5,6 +5,31 @@
 use crate::alloc;
 use crate::error::Error;
 
+/// How a sample's distance to the other clusters, the silhouette's `b`, is taken from its
+/// mean distances to each (scib-metrics' `between_cluster_distances`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Between {
+    /// The least mean distance to another cluster: scikit-learn's silhouette.
+    #[default]
+    Nearest,
+    /// The mean distance to every sample outside its cluster: BRAS's.
+    MeanOther,
+    /// The greatest mean distance to another cluster.
+    Furthest,
+}
+
+impl Between {
+    /// The choice of scib-metrics' name for it.
+    pub fn from_name(name: &str) -> Option<Between> {
+        Some(match name {
+            "nearest" => Between::Nearest,
+            "mean_other" => Between::MeanOther,
+            "furthest" => Between::Furthest,
+            _ => return None,
+        })
+    }
+}
+
 /// `m` labelings of `n` samples, checked.
 pub(crate) struct Labelings<'a> {
     /// Samples.
@@ -15,6 +40,8 @@ pub(crate) struct Labelings<'a> {
     pub(crate) offset: Vec<usize>,
     /// Each cluster's size, all labelings' side by side.
     pub(crate) sizes: Vec<u64>,
+    /// How the silhouette's `b` is taken.
+    pub(crate) between: Between,
 }
 
 impl<'a> Labelings<'a> {
@@ -59,7 +86,13 @@ impl<'a> Labelings<'a> {
             codes,
             offset,
             sizes,
+            between: Between::Nearest,
         })
+    }
+
+    /// The same labelings, their silhouettes' `b` taken by `between`.
+    pub(crate) fn with_between(self, between: Between) -> Self {
+        Labelings { between, ..self }
     }
 
     /// Labelings.
@@ -81,7 +114,8 @@ impl<'a> Labelings<'a> {
 
 /// Sample `i`'s silhouette in labeling `l` from `sums`, its sums of distances to every
 /// cluster of every labeling (its own included), as scikit-learn's: `a` the mean distance
-/// to the others of its cluster, `b` the least mean distance to another cluster,
+/// to the others of its cluster, `b` the least mean distance to another cluster (or, by
+/// `between`, the greatest, or the mean distance to every sample outside its cluster),
 /// `(b - a) / max(a, b)`; 0 for a cluster of one, with no other cluster, or where
 /// `max(a, b)` is 0 (where scikit-learn's `nan_to_num` makes it 0).
 #[inline]
@@ -92,18 +126,31 @@ pub(crate) fn silhouette(labelings: &Labelings<'_>, sums: &[f64], l: usize, i: u
         return 0.0;
     }
     let a = sums[own] / (n_own - 1) as f64;
-    let mut b = f64::INFINITY;
     let (from, to) = (labelings.offset[l], labelings.offset[l + 1]);
-    for (c, (&sum, &size)) in sums[from..to]
+    let others = sums[from..to]
         .iter()
         .zip(&labelings.sizes[from..to])
         .enumerate()
-    {
-        if from + c != own && size > 0 {
-            b = b.min(sum / size as f64);
+        .filter(|&(c, (_, &size))| from + c != own && size > 0)
+        .map(|(_, (&sum, &size))| (sum, size));
+    let b = match labelings.between {
+        Between::Nearest => others
+            .map(|(sum, size)| sum / size as f64)
+            .fold(f64::INFINITY, f64::min),
+        Between::Furthest => others
+            .map(|(sum, size)| sum / size as f64)
+            .fold(f64::NEG_INFINITY, f64::max),
+        Between::MeanOther => {
+            // Summed cluster by cluster, as scib-metrics' `nansum` over the row.
+            let (sum, size) = others.fold((0.0, 0u64), |(s, z), (sum, size)| (s + sum, z + size));
+            if size == 0 {
+                f64::INFINITY
+            } else {
+                sum / size as f64
+            }
         }
-    }
-    if b == f64::INFINITY {
+    };
+    if b.is_infinite() {
         return 0.0;
     }
     let most = a.max(b);
@@ -143,5 +190,24 @@ mod tests {
         assert_eq!(silhouette(&l, &[0.0, 0.0], 0, 0), 0.0);
         let one = Labelings::new(2, &[0, 0], &[1]).unwrap();
         assert_eq!(silhouette(&one, &[1.0], 0, 0), 0.0);
+        let one = one.with_between(Between::Furthest);
+        assert_eq!(silhouette(&one, &[1.0], 0, 0), 0.0);
+    }
+
+    #[test]
+    fn between_clusters() {
+        // Sample 0 of cluster 0 (3 samples), clusters 1 and 2 of 1 and 4 samples.
+        let codes = [0, 0, 0, 1, 2, 2, 2, 2];
+        let sums = [4.0, 3.0, 20.0];
+        let of = |between| {
+            let l = Labelings::new(8, &codes, &[3]).unwrap().with_between(between);
+            silhouette(&l, &sums, 0, 0)
+        };
+        // a = 2; b = 3 (nearest), 5 (furthest), 23 / 5 (mean of the others).
+        assert_eq!(of(Between::Nearest), (3.0 - 2.0) / 3.0);
+        assert_eq!(of(Between::Furthest), (5.0 - 2.0) / 5.0);
+        assert_eq!(of(Between::MeanOther), (23.0 / 5.0 - 2.0) / (23.0 / 5.0));
+        assert_eq!(Between::from_name("mean_other"), Some(Between::MeanOther));
+        assert_eq!(Between::from_name("mean"), None);
     }
 }

@@ -30,6 +30,8 @@ mod testing;
 use crate::error::Error;
 use crate::pool;
 
+pub use labelings::Between;
+
 /// An embedding's (or a matrix of distances') values, row by row.
 #[derive(Debug, Clone, Copy)]
 pub enum Points<'a> {
@@ -87,7 +89,8 @@ fn pooled<R: Send>(f: impl FnOnce(bool) -> R + Send) -> R {
 
 /// Each sample's silhouette (scikit-learn's `silhouette_samples`) in each of `m`
 /// labelings: `x` holds `n` samples of `d` values, `codes` the labelings (`m × n`, row `l`
-/// in `0..n_labels[l]`). Returns `m × n` values, labeling by labeling.
+/// in `0..n_labels[l]`), `between` how the distance to the other clusters is taken.
+/// Returns `m × n` values, labeling by labeling.
 pub fn silhouette_samples(
     x: Points<'_>,
     n: usize,
@@ -95,9 +98,10 @@ pub fn silhouette_samples(
     codes: &[i64],
     n_labels: &[usize],
     metric: Metric,
+    between: Between,
 ) -> Result<Vec<f64>, Error> {
     shape(&x, n, d)?;
-    let labelings = labelings::Labelings::new(n, codes, n_labels)?;
+    let labelings = labelings::Labelings::new(n, codes, n_labels)?.with_between(between);
     let lab = &labelings;
     pooled(|par| match (x, metric) {
         (Points::F32(x), Metric::Euclidean) => {
@@ -130,8 +134,9 @@ pub fn silhouette_precomputed(
     n: usize,
     codes: &[i64],
     n_labels: &[usize],
+    between: Between,
 ) -> Result<Vec<f64>, Error> {
-    let labelings = labelings::Labelings::new(n, codes, n_labels)?;
+    let labelings = labelings::Labelings::new(n, codes, n_labels)?.with_between(between);
     let lab = &labelings;
     pooled(|par| match dist {
         Points::F32(dist) => precomputed::silhouettes(dist, lab, par),
@@ -181,7 +186,7 @@ mod tests {
     fn shapes_are_checked() {
         let x = [0.0f64; 6];
         assert!(
-            silhouette_samples(Points::F64(&x), 3, 2, &[0, 1, 1], &[2], Metric::Euclidean).is_ok()
+            silhouette_samples(Points::F64(&x), 3, 2, &[0, 1, 1], &[2], Metric::Euclidean, Between::Nearest).is_ok()
         );
         assert!(matches!(
             silhouette_samples(
@@ -190,12 +195,13 @@ mod tests {
                 2,
                 &[0, 1, 1, 0],
                 &[2],
-                Metric::Euclidean
+                Metric::Euclidean,
+                Between::Nearest,
             ),
             Err(Error::BadShape(_))
         ));
-        assert!(silhouette_samples(Points::F64(&x), 3, 2, &[0, 1], &[2], Metric::Cosine).is_err());
-        assert!(silhouette_precomputed(Points::F64(&x), 3, &[0, 1, 1], &[2]).is_err());
+        assert!(silhouette_samples(Points::F64(&x), 3, 2, &[0, 1], &[2], Metric::Cosine, Between::Nearest).is_err());
+        assert!(silhouette_precomputed(Points::F64(&x), 3, &[0, 1, 1], &[2], Between::Nearest).is_err());
         assert!(calinski_harabasz(Points::F64(&x), 3, 2, &[0, 2, 1], 2).is_err());
         assert!(davies_bouldin(Points::F32(&[0.0; 5]), 3, 2, &[0, 1, 1], 2).is_err());
         assert_eq!(Metric::from_name("cosine"), Some(Metric::Cosine));
