@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from sklearn.metrics.cluster._supervised import _entropy as sk_entropy
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics._measures import catalogue as _catalogue
+from fastcluster_metrics._measures import lookup as _lookup
 
 AVERAGE_METHODS = reference.AVERAGE_METHODS
 
@@ -39,7 +39,7 @@ PAIR_SCORES: list[tuple[str, dict]] = [
 LABEL_FUNCTIONS = [
     "contingency_matrix",
     "pair_confusion_matrix",
-    *_catalogue.default_names(),
+    *_lookup.default_names(),
     "homogeneity_completeness_v_measure",
 ]
 

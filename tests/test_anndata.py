@@ -8,7 +8,7 @@ import pytest
 
 import fastcluster_metrics as fcm
 from fastcluster_metrics._io import anndata as _anndata
-from fastcluster_metrics._measures import catalogue as _catalogue
+from fastcluster_metrics._measures import lookup as _lookup
 
 anndata = pytest.importorskip("anndata")
 
@@ -51,7 +51,7 @@ def _plain(obs, truth, preds, **kw):
 def test_scores_obs_columns(adata):
     got = fcm.evaluate_adata(adata, truth="cell_type", pred=["leiden_0.5", "leiden_1.0"])
     assert list(got.index) == ["leiden_0.5", "leiden_1.0"]
-    assert list(got.columns) == _catalogue.default_names()
+    assert list(got.columns) == _lookup.default_names()
     want = _plain(adata.obs, "cell_type", ["leiden_0.5", "leiden_1.0"])
     pd.testing.assert_frame_equal(got, want, rtol=1e-12)
     assert got.loc["leiden_0.5", "adjusted_rand_score"] > 0.5

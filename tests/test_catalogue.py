@@ -13,6 +13,7 @@ import fastcluster_metrics as fcm
 from fastcluster_metrics._cli import main as _cli
 from fastcluster_metrics._cli import render as cli_render
 from fastcluster_metrics._measures import catalogue as _catalogue
+from fastcluster_metrics._measures import lookup as _lookup
 from fastcluster_metrics._measures.catalogue import MATCHING, MEASURES, Measure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,7 +108,7 @@ def test_names_are_unique_however_they_are_written():
     keys: dict[str, str] = {}
     for row in MEASURES.values():
         for name in (row.name, *row.short):
-            key = _catalogue._key(name)
+            key = _lookup._key(name)
             assert keys.setdefault(key, row.name) == row.name, (name, keys[key], row.name)
         assert row.family in _catalogue.FAMILIES
         assert (row.range is None) == bool(row.unit), row.name
@@ -152,7 +153,7 @@ TOY = Measure("toy_clusters_per_class", _toy_kernel, MATCHING, ("TOY",), range=N
 
 @pytest.fixture
 def toy():
-    with _catalogue.register(TOY) as row:
+    with _lookup.register(TOY) as row:
         yield row
     assert "toy_clusters_per_class" not in MEASURES
 
@@ -202,7 +203,7 @@ def test_a_registered_row_is_named_in_the_plots(toy):
 
 def test_register_refuses_a_name_taken():
     with pytest.raises(ValueError, match="already in the catalogue"):
-        with _catalogue.register(MEASURES["adjusted_rand_score"]):
+        with _lookup.register(MEASURES["adjusted_rand_score"]):
             pass
     assert "adjusted_rand_score" in MEASURES
 
@@ -388,7 +389,7 @@ def test_names_of_every_kind_are_unique_however_they_are_written():
     keys: dict[str, str] = {}
     for row in _catalogue.CATALOGUE.values():
         for name in (row.name, *row.short):
-            key = _catalogue._key(name)
+            key = _lookup._key(name)
             assert keys.setdefault(key, row.name) == row.name, (name, keys[key], row.name)
         assert row.family in _catalogue.FAMILIES + _catalogue.OTHER_FAMILIES, row.name
 

@@ -19,8 +19,9 @@ from fastcluster_metrics._cli import main as _cli
 from fastcluster_metrics._cli import plan as cli_plan
 from fastcluster_metrics._cli import render as cli_render
 from fastcluster_metrics._measures import catalogue as _catalogue
+from fastcluster_metrics._measures import lookup as _lookup
 
-METRICS = _catalogue.default_names()
+METRICS = _lookup.default_names()
 N = 300
 
 HAS_ANNDATA = importlib.util.find_spec("anndata") is not None
@@ -268,7 +269,7 @@ def test_table_has_a_row_per_prediction(data, cli, n_preds, metrics):
     assert (status, err) == (0, "")
     assert out.splitlines()[0] == "truth: cell_type (many.csv)"
     corner, columns, rows = _parse_table(out)
-    names = [metrics] if metrics else [_catalogue.label(m) for m in METRICS]
+    names = [metrics] if metrics else [_lookup.label(m) for m in METRICS]
     assert (corner, columns) == ("prediction", ["n", *names])
     assert list(rows) == list(preds)
     want = fcm.compare_many(frame["cell_type"], preds)
@@ -283,7 +284,7 @@ def test_table_transposed(data, cli):
     assert (status, err) == (0, "")
     corner, columns, rows = _parse_table(out)
     assert (corner, columns) == ("metric", ["leiden_a", "leiden_b"])
-    assert list(rows) == ["n", *(_catalogue.label(m) for m in METRICS)]
+    assert list(rows) == ["n", *(_lookup.label(m) for m in METRICS)]
     assert rows["n"] == [f"{N}", f"{N}"]
     want = _expected(frame)
     assert rows["ARI"] == [f"{v:.4f}" for v in want["adjusted_rand_score"]]

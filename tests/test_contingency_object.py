@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import cluster as sk
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics._measures import catalogue as _catalogue
+from fastcluster_metrics._measures import lookup as _lookup
 
 # Every measure of two labelings is also a method of the table.
 METHODS = [n for n in LABEL_FUNCTIONS if n not in ("contingency_matrix", "pair_confusion_matrix")]
@@ -144,7 +144,7 @@ def test_a_large_table_merges_exactly():
 def test_evaluate_equals_each_function(pair):
     true, pred = pair
     scores = fcm.evaluate(true, pred)
-    assert set(scores) == set(_catalogue.default_names())
+    assert set(scores) == set(_lookup.default_names())
     for name, value in scores.items():
         assert value == getattr(fcm, name)(true, pred), name
     assert scores.n == len(true)

@@ -64,14 +64,14 @@ def test_the_cli_pages_table_is_the_command_lines():
     """The command line page's example table has the command line's columns: n and the
     default measures' short names, in as many blocks as the command line cuts them into."""
     from fastcluster_metrics._cli import render as cli_render
-    from fastcluster_metrics._measures import catalogue as _catalogue
+    from fastcluster_metrics._measures import lookup as _lookup
 
     text = (DOCS / "guide" / "cli.md").read_text(encoding="utf-8")
     block = text.split("```text\ntruth: ")[1].split("```")[0]
     heads = [line.split() for line in block.splitlines() if line.startswith("prediction")]
     assert [w for head in heads for w in head[1:]] == [
         "n",
-        *(_catalogue.label(m) for m in _catalogue.default_names()),
+        *(_lookup.label(m) for m in _lookup.default_names()),
     ]
     assert all(len(line) <= cli_render.TABLE_WIDTH for line in block.splitlines())
 

@@ -16,6 +16,7 @@ from fastcluster_metrics._measures import catalogue as _catalogue
 from fastcluster_metrics._measures import diagnostics as _diagnostics
 from fastcluster_metrics._measures import evaluate as _evaluate
 from fastcluster_metrics._measures import functions as _functions
+from fastcluster_metrics._measures import lookup as _lookup
 
 DEFAULT = [
     "adjusted_rand_score",
@@ -85,18 +86,18 @@ def test_every_name_is_a_function_or_a_variant():
 
 
 def test_default_set_is_unchanged():
-    assert list(_catalogue.default_names()) == DEFAULT
+    assert list(_lookup.default_names()) == DEFAULT
     assert check_metrics(None) == DEFAULT
     assert list(fcm.evaluate([0, 1], [0, 0])) == DEFAULT
     # compare_many takes any catalogue name
     truth, pred = [0, 0, 1, 1], [0, 1, 1, 1]
     many = fcm.compare_many(truth, {"p": pred}, metrics=["kendall_tau"])
     assert many.loc["p", "kendall_tau"] == fcm.kendall_tau(truth, pred)
-    assert "kendall_tau" not in _catalogue.default_names()
+    assert "kendall_tau" not in _lookup.default_names()
 
 
 def check_metrics(metrics):
-    return [m.name for m in _catalogue.resolve_all(metrics, "evaluate")]
+    return [m.name for m in _lookup.resolve_all(metrics, "evaluate")]
 
 
 def test_check_metrics():

@@ -25,7 +25,7 @@ from fastcluster_metrics._cli import main as _cli
 from fastcluster_metrics._cli import plan as cli_plan
 from fastcluster_metrics._io import errors, formats, progress
 from fastcluster_metrics._io import readers as _readers
-from fastcluster_metrics._measures import catalogue as _catalogue
+from fastcluster_metrics._measures import lookup as _lookup
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -352,7 +352,7 @@ def sklearn_scores(labels_true, labels_pred):
     """scikit-learn's scores of the measures it has among the command line's defaults."""
     from sklearn import metrics
 
-    names = [n for n in _catalogue.default_names() if hasattr(metrics, n)]
+    names = [n for n in _lookup.default_names() if hasattr(metrics, n)]
     return {n: getattr(metrics, n)(labels_true, labels_pred) for n in names}
 
 

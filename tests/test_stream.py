@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 import fastcluster_metrics as fcm
 from fastcluster_metrics._io import stream as _stream
-from fastcluster_metrics._measures import catalogue as _catalogue
+from fastcluster_metrics._measures import lookup as _lookup
 
-METRICS = _catalogue.default_names()
+METRICS = _lookup.default_names()
 CELL_TYPES = np.array(["B", "NK", "T", "mono", "DC", "pDC"])
 
 

@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastcluster_metrics as fcm
-from fastcluster_metrics._measures.catalogue import MEASURES, default_names
+from fastcluster_metrics._measures.catalogue import MEASURES
+from fastcluster_metrics._measures.lookup import default_names
 
 # scikit-learn's measures and purity: evaluate's defaults
 SKLEARN_SCORES = default_names()

@@ -41,11 +41,11 @@ from ._many.uncertainty import (
     permutation_test,
 )
 from ._measures import functions as _functions
-from ._measures.catalogue import measures
 from ._measures.contingency import Contingency
 from ._measures.evaluate import Evaluation, evaluate
 from ._measures.expected import expected_mutual_information
 from ._measures.functions import *  # noqa: F403  (the catalogue's functions: _functions.__all__)
+from ._measures.listing import measures
 from ._measures.per_sample import per_sample_score
 from ._measures.supervised import (
     adjusted_mutual_info_score,

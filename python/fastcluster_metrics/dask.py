@@ -37,9 +37,9 @@ from ._io.readers import check_batch_size, open_file
 from ._io.stream import Partial, merge, partial, read_partial, to_contingency
 from ._labels.codes import check_missing
 from ._labels.weights import check_class_weight
-from ._measures.catalogue import resolve_all
 from ._measures.contingency import Contingency
 from ._measures.evaluate import Evaluation, scores
+from ._measures.lookup import resolve_all
 
 __all__ = ["contingency", "evaluate", "read_contingency"]
 

@@ -29,7 +29,8 @@ from numpy.typing import NDArray
 
 import fastcluster_metrics as fcm
 from fastcluster_metrics._cli.console import CliError, Parser, format_table
-from fastcluster_metrics._measures.catalogue import MEASURES, default_names, label
+from fastcluster_metrics._measures.catalogue import MEASURES
+from fastcluster_metrics._measures.lookup import default_names, label
 
 __all__ = ["demo", "digits_runs", "example", "sklearn_names"]
 

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .._io.formats import COMPRESSIONS, FORMAT_NAMES, FORMATS, check_encoding
-from .._measures.catalogue import MEASURES, default_names, label
+from .._measures.catalogue import MEASURES
+from .._measures.lookup import default_names, label
 from ..plot._clustree import by_resolution
 from .console import PROG, CliError, Parser
 from .per_sample import (

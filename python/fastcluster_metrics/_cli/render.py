@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .._measures.catalogue import MEASURES, default_names, label, resolve_all
+from .._measures.catalogue import MEASURES
 from .._measures.contingency import Contingency
+from .._measures.lookup import default_names, label, resolve_all
 from .._utils.params import InvalidParameterError
 from .console import PROG, CliError, format_table
 from .plan import Plan, first_line

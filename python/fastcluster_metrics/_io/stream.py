@@ -23,9 +23,9 @@ from numpy.typing import NDArray
 from .. import _native
 from .._labels.codes import check_missing
 from .._labels.weights import check_class_weight, class_factors
-from .._measures.catalogue import resolve_all
 from .._measures.contingency import Contingency
 from .._measures.evaluate import Evaluation, scores
+from .._measures.lookup import resolve_all
 from .._table.count import Table, count_labels
 from .._table.merge import merge as merge_tables
 from .._table.weighted import UNIT, WeightedTable, from_units, scale_rows

@@ -20,8 +20,8 @@ from .._labels.codes import (
     validated,
 )
 from .._labels.weights import check_sample_weight
-from .._measures.catalogue import resolve, resolve_all
 from .._measures.contingency import Contingency
+from .._measures.lookup import resolve, resolve_all
 from .._table.count import count_many, count_pair
 from .._table.weighted import WeightedTable
 from .._utils.params import check_array_like

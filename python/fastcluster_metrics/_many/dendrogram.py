@@ -30,9 +30,9 @@ from .._labels.codes import (
     shape_of,
     validated,
 )
-from .._measures.catalogue import resolve_all
 from .._measures.contingency import Contingency
 from .._measures.exact import Ints, choose, maximum, ratio
+from .._measures.lookup import resolve_all
 from .._utils.params import InvalidParameterError, check_array_like
 
 __all__ = ["score_dendrogram"]

@@ -17,8 +17,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import _native
-from .._measures.catalogue import INFORMATION, Measure, resolve_all
+from .._measures.catalogue import INFORMATION, Measure
 from .._measures.contingency import Contingency
+from .._measures.lookup import resolve_all
 from .._utils.public import public
 from .dendrogram import _Cuts, _entropy, _ks, _order, _Sums, _tree
 

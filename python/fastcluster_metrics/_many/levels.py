@@ -24,8 +24,9 @@ from .._labels.codes import (
     shape_of,
     validated,
 )
-from .._measures.catalogue import Measure, resolve_all
+from .._measures.catalogue import Measure
 from .._measures.contingency import Contingency
+from .._measures.lookup import resolve_all
 from .._table.count import count_pair
 from .._utils.params import check_array_like
 from .._utils.public import public

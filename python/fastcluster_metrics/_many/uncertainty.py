@@ -31,8 +31,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _native
-from .._measures.catalogue import resolve
 from .._measures.contingency import Contingency
+from .._measures.lookup import resolve
 from .._table.merge import stack
 from .._utils.params import _fail
 from .._utils.public import public

@@ -2,7 +2,8 @@
 # its public functions (supervised.py); the catalogue's measures by family, methods of
 # Contingency (pairs.py, information.py, matching.py, on base.py), and its reports
 # (diagnostics.py); Contingency itself (contingency.py); the one registry of measures
-# (catalogue.py), its functions of two labelings (functions.py) and evaluate (evaluate.py).
+# (catalogue.py), its names looked up (lookup.py), its listings for users (listing.py), its
+# functions of two labelings (functions.py) and evaluate (evaluate.py).
 # Imports _native, _utils, _labels and _table. The docstring below is the measures page's
 # "Conventions and references" (docs/measures.rst).
 """The measures beyond scikit-learn's are methods of :class:`Contingency`.

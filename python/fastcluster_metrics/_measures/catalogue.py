@@ -18,22 +18,19 @@ Adding a measure of a table is its kernel (a :class:`Contingency` method, or any
 one) plus one row in :data:`MEASURES`; a measure of another kind is its public function plus
 one row in :data:`OTHERS`.
 
->>> from fastcluster_metrics._measures.catalogue import resolve
->>> resolve("ARI", "evaluate").name, resolve("v-measure", "evaluate").label
-('adjusted_rand_score', 'V-measure')
+Its names are looked up in ``lookup.py`` (``resolve``, for every entry point that takes
+names); ``listing.py`` shows it to users (:func:`~fastcluster_metrics.measures`, the README's
+table).
+
 >>> CATALOGUE["omega_index"].kind
 'covers'
 """
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import math
-import re
-import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
@@ -59,14 +56,7 @@ __all__ = [
     "MEASURES",
     "OTHERS",
     "Measure",
-    "default_names",
-    "label",
-    "markdown_table",
-    "measures",
     "of_kind",
-    "register",
-    "resolve",
-    "resolve_all",
 ]
 
 PAIRS = "pair counting"
@@ -440,229 +430,3 @@ def of_kind(kind: str) -> list[Measure]:
             f"The 'kind' parameter of measures must be a str among {among}. Got {kind!r} instead."
         )
     return [row for row in CATALOGUE.values() if row.kind == kind]
-
-
-_CITATION = re.compile(r"\[([A-Za-z]+[0-9]+[a-z]?)\]_")
-
-
-def _bibliography() -> dict[str, str]:
-    """The references of the measures' docstrings: ``.. [KEY] text`` in the package's
-    measures page (``_measures/__init__.py``), by key."""
-    if "bibliography" not in _cache:
-        from . import __doc__ as page
-
-        found: dict[str, str] = {}
-        key = ""
-        for line in (page or "").splitlines():
-            m = re.match(r"\.\. \[(\w+)\] (.*)", line)
-            if m:
-                key = m.group(1)
-                found[key] = m.group(2).strip()
-            elif key and line.startswith("   ") and line.strip():
-                found[key] += " " + line.strip()
-            else:
-                key = ""
-        _cache["bibliography"] = found
-    known: dict[str, str] = _cache["bibliography"]
-    return known
-
-
-def reference(row: Measure) -> str:
-    """The works a measure's docstrings cite (its kernel's and its function's), as the
-    measures page lists them; empty where they cite none."""
-    # the package is imported by now (its measures() is the caller); named, not imported here
-    package = sys.modules[__name__.split(".")[0]]
-    texts = [row.kernel.__doc__ or ""]
-    if row.function_name is not None:
-        texts.append(getattr(getattr(package, row.function_name, None), "__doc__", None) or "")
-    keys = dict.fromkeys(k for t in texts for k in _CITATION.findall(t))
-    known = _bibliography()
-    return "; ".join(known[k] for k in keys if k in known)
-
-
-def measures(kind: str | None = None) -> Any:
-    """Every public measure of the library, as a :class:`pandas.DataFrame` indexed by full
-    name: its short names, what it reads (``kind``), its family, its range (or its unit where
-    it is unbounded), which direction is better, whether it is adjusted for chance and
-    symmetric, the public function computing it (with fixed options) and the works it is
-    from. ``kind=`` keeps one kind: ``"table"`` (two hard labelings, the measures of
-    :func:`evaluate`), ``"memberships"``, ``"covers"``, ``"embedding"`` or ``"graph"``.
-
-    Needs pandas (``pip install 'fastcluster-metrics[pandas]'``).
-
-    >>> import fastcluster_metrics as fcm
-    >>> table = fcm.measures()
-    >>> table.loc["adjusted_rand_score", ["short_names", "kind", "range", "better"]].tolist()
-    [('ARI',), 'table', (-1.0, 1.0), 'higher']
-    >>> fcm.measures("covers").index.tolist()[:2]
-    ['omega_index', 'overlapping_normalized_mutual_info_score']
-    """
-    try:
-        import pandas as pd
-    except ImportError as e:  # pragma: no cover - the tests install pandas
-        raise ImportError(
-            "measures() returns a pandas DataFrame: pip install 'fastcluster-metrics[pandas]'"
-        ) from e
-    rows = list(CATALOGUE.values()) if kind is None else of_kind(kind)
-    frame = pd.DataFrame(
-        {
-            "short_names": [row.short for row in rows],
-            "kind": [row.kind for row in rows],
-            "family": [row.family for row in rows],
-            "range": [row.range for row in rows],
-            "unit": [row.unit for row in rows],
-            "better": ["higher" if row.greater_is_better else "lower" for row in rows],
-            "adjusted": [row.adjusted for row in rows],
-            "symmetric": [row.symmetric for row in rows],
-            "function": [row.function_name for row in rows],
-            "options": [dict(row.options) for row in rows],
-            "reference": [reference(row) for row in rows],
-        },
-        index=pd.Index([row.name for row in rows], name="name"),
-    )
-    return frame
-
-
-def default_names() -> list[str]:
-    """The measures :func:`evaluate` computes when none are named."""
-    return [row.name for row in _defaults()]
-
-
-def _key(name: str) -> str:
-    """A name as it is looked up: case, spaces, hyphens, underscores and quotes ignored."""
-    return re.sub(r"[^a-z0-9+|]", "", name.lower())
-
-
-_cache: dict[str, Any] = {}
-"""The lookup index and the default rows, made from :data:`MEASURES` when first asked for and
-made again after :func:`register` changes it."""
-
-
-def _index() -> dict[str, Measure]:
-    """Every full and short name, as written and as looked up (:func:`_key`), to its row."""
-    if "index" not in _cache:
-        index: dict[str, Measure] = {}
-        for row in MEASURES.values():
-            for name in (row.name, *row.short):
-                index.setdefault(_key(name), row)
-        # the names as written too, found without normalising them
-        index.update({name: row for row in MEASURES.values() for name in (row.name, *row.short)})
-        _cache["index"] = index
-    found: dict[str, Measure] = _cache["index"]
-    return found
-
-
-def _other_index() -> dict[str, Measure]:
-    """The measures of the other kinds, by every name as looked up."""
-    if "others" not in _cache:
-        _cache["others"] = {_key(n): row for row in OTHERS.values() for n in (row.name, *row.short)}
-    found: dict[str, Measure] = _cache["others"]
-    return found
-
-
-def _defaults() -> list[Measure]:
-    if "defaults" not in _cache:
-        _cache["defaults"] = [row for row in MEASURES.values() if row.default]
-    found: list[Measure] = _cache["defaults"]
-    return found
-
-
-def _spelled(row: Measure) -> str:
-    return f"{row.name!r} ({row.label})" if row.short else repr(row.name)
-
-
-def resolve(name: object, func: str, param: str = "metrics") -> Measure:
-    """The row of a full or short name, in any case; an unknown name raises
-    :class:`InvalidParameterError` that suggests the closest names."""
-    if not isinstance(name, str):
-        raise InvalidParameterError(
-            f"The {param!r} parameter of {func} must be a measure name (str); got {name!r}"
-        )
-    index = _index()
-    found = index.get(name) or index.get(_key(name))
-    if found is not None:
-        return found
-    other = _other_index().get(_key(name))
-    if other is not None:
-        call = other.function_name or other.name
-        options = "".join(f", {k}={v!r}" for k, v in other.options.items())
-        raise InvalidParameterError(
-            f"{name!r} for {func} is a measure of {KINDS[other.kind]}, not of two labelings'"
-            f" table; call fastcluster_metrics.{call}(...{options}) instead"
-        )
-    close = difflib.get_close_matches(_key(name), list(index), n=8, cutoff=0.6)
-    rows = list({index[k].name: index[k] for k in reversed(close)}.values())[::-1][:3]
-    if rows:
-        hint = "did you mean " + " or ".join(_spelled(r) for r in rows) + "?"
-    else:
-        hint = (
-            "no measure has a close name; give a full name or a short name such as 'ARI',"
-            " 'AMI', 'NMI' or 'purity' (or 'all' for every measure)"
-        )
-    where = f"{func} ({param})" if param.startswith("-") else f"{func} ({param}=...)"
-    raise InvalidParameterError(f"unknown metric {name!r} for {where}; {hint}")
-
-
-def resolve_all(
-    names: Iterable[str] | str | None, func: str, param: str = "metrics"
-) -> list[Measure]:
-    """The rows asked for: None gives the defaults, ``"all"`` every measure, a string one
-    measure, an iterable each of its names (repeats kept once)."""
-    if names is None:
-        return list(_defaults())
-    if isinstance(names, str):
-        if _key(names) == "all":
-            return list(MEASURES.values())
-        names = [names]
-    rows: dict[str, Measure] = {}
-    for n in names:
-        row = resolve(n, func, param)
-        rows.setdefault(row.name, row)
-    return list(rows.values())
-
-
-def label(name: str) -> str:
-    """The display name of a measure's full name (the name itself when it is no measure)."""
-    row = _index().get(name)
-    return row.label if row is not None and row.name == name else name
-
-
-@contextmanager
-def register(row: Measure) -> Iterator[Measure]:
-    """Adds ``row`` to the catalogue for the duration of a ``with`` block (for tests)."""
-    if row.name in CATALOGUE:
-        raise ValueError(f"a measure named {row.name!r} is already in the catalogue")
-    rows = MEASURES if row.kind == TABLE else OTHERS
-    rows[row.name] = row
-    CATALOGUE[row.name] = row
-    _cache.clear()
-    try:
-        yield row
-    finally:
-        del rows[row.name]
-        del CATALOGUE[row.name]
-        _cache.clear()
-
-
-def markdown_table() -> str:
-    """The catalogue as the Markdown table of README.md (between its ``measures`` markers)."""
-
-    lines = [
-        "| measure | short names | family | symmetric | range | better | adjusted for chance |",
-        "|---|---|---|:-:|---|:-:|:-:|",
-    ]
-    for row in MEASURES.values():
-        name = f"`{row.name}`"
-        if row.options:
-            options = ", ".join(f"{k}={v!r}" for k, v in row.options.items())
-            name += f" (`{row.function_name}`, {options})"
-        elif row.function_name is None:
-            name += " (`Contingency` method)"
-        lo_hi = row.range
-        span = f"[{lo_hi[0]:g}, {lo_hi[1]:g}]" if lo_hi is not None else row.unit
-        lines.append(
-            f"| {name} | {', '.join(row.short)} | {row.family} |"
-            f" {'yes' if row.symmetric else ''} | {span} |"
-            f" {'higher' if row.greater_is_better else 'lower'} | {'yes' if row.adjusted else ''} |"
-        )
-    return "\n".join(lines) + "\n"

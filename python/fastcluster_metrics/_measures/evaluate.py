@@ -7,8 +7,9 @@ from typing import Any
 
 from .._table.count import count_labels
 from .._utils.public import public
-from .catalogue import Measure, resolve_all
+from .catalogue import Measure
 from .contingency import Contingency
+from .lookup import resolve_all
 
 __all__ = ["Evaluation", "evaluate", "scores"]
 

@@ -15,7 +15,8 @@ from numpy.typing import ArrayLike, NDArray
 from .._table.count import Table, count_samples
 from .._utils.params import InvalidParameterError
 from .._utils.public import public
-from .catalogue import MEASURES, Measure, resolve
+from .catalogue import MEASURES, Measure
+from .lookup import resolve
 
 __all__ = ["cell_values", "per_sample_measure", "per_sample_score"]
 

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._measures.catalogue import MEASURES, Measure, label, resolve
+from .._measures.catalogue import MEASURES, Measure
+from .._measures.lookup import label, resolve
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
