@@ -355,6 +355,12 @@ OTHER_FORMULAS: dict[str, str] = {
         r" \frac{\sigma_l + \sigma_m}{\lVert c_l - c_m \rVert}, \qquad"
         r" \sigma_l = \frac{1}{|C_l|} \sum_{s \in C_l} \lVert x_s - c_l \rVert"
     ),
+    "approximate_silhouette_score": (
+        r"\frac{1}{n} \sum_s \frac{b_s - a_s}{\max(a_s, b_s)}, \qquad"
+        r" a_s = D_s(C_{l(s)}), \ b_s = \min_{l \neq l(s)} D_s(C_l), \qquad"
+        r" D_s(C) = \sqrt{\lVert x_s - c_C \rVert^2"
+        r" + \tfrac{1}{|C|} \textstyle\sum_{t \in C} \lVert x_t - c_C \rVert^2}"
+    ),
     "silhouette_label": r"\frac{\mathrm{ASW}(y) + 1}{2}",
     "silhouette_batch": (
         r"\frac{1}{|C'|} \sum_{c \in C'} \frac{1}{n_c} \sum_{s \in C_c}"

@@ -6,6 +6,7 @@ supervised scores, computed from a contingency table built in one Rust pass.
 1.0
 """
 
+from ._embedding.approximate import approximate_silhouette_samples, approximate_silhouette_score
 from ._embedding.bicluster import consensus_score
 from ._embedding.dispersion import calinski_harabasz_score, davies_bouldin_score
 from ._embedding.scib import bras, isolated_labels, silhouette_batch, silhouette_label
@@ -128,6 +129,8 @@ __all__ = [
     "PermutationResult",
     "adjusted_mutual_info_score",
     "adjusted_rand_score",
+    "approximate_silhouette_samples",
+    "approximate_silhouette_score",
     "bootstrap",
     "bras",
     "calinski_harabasz_score",

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
+from .._embedding.approximate import approximate_silhouette_score
 from .._embedding.dispersion import calinski_harabasz_score, davies_bouldin_score
 from .._embedding.scib import bras, isolated_labels, silhouette_batch, silhouette_label
 from .._embedding.silhouette import silhouette_score
@@ -399,6 +400,8 @@ OTHERS: dict[str, Measure] = _rows(
             ("CH", "Calinski-Harabasz"), **_EMBEDDING, range=(0.0, math.inf)),
     Measure("davies_bouldin_score", davies_bouldin_score, DISPERSION, ("DB", "Davies-Bouldin"),
             **_EMBEDDING, range=(0.0, math.inf), **_DISTANCE),
+    Measure("approximate_silhouette_score", approximate_silhouette_score, SILHOUETTE,
+            ("approximate ASW",), **_EMBEDDING, range=SIGNED),
     # scIB's silhouettes of an embedding, its cell types and batches (rescaled to [0, 1])
     Measure("silhouette_label", silhouette_label, SILHOUETTE, ("cell-type ASW",),
             **_EMBEDDING),
