@@ -27,6 +27,7 @@ from ._io.anndata import (
     score_levels_adata,
     soft_scores_adata,
 )
+from ._io.anndata_embedding import lisi_adata, scib_scores_adata, silhouette_adata
 from ._io.stream import ContingencyAccumulator, read_contingency
 from ._many.compare import compare_many, pairwise
 from ._many.consistency import element_agreement, element_consistency
@@ -162,6 +163,7 @@ __all__ = [
     "isolated_labels",
     "kbet",
     "kbet_per_label",
+    "lisi_adata",
     "lisi_knn",
     "mean_tree_distance",
     "measures",
@@ -178,10 +180,12 @@ __all__ = [
     "purity_score",
     "rand_score",
     "read_contingency",
+    "scib_scores_adata",
     "score_dendrogram",
     "score_levels",
     "score_levels_adata",
     "show_versions",
+    "silhouette_adata",
     "silhouette_batch",
     "silhouette_label",
     "silhouette_samples",

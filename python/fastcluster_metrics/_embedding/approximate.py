@@ -59,7 +59,7 @@ def _spreads(
 
 
 def _widths(x: NDArray[np.floating[Any]], codes: NDArray[np.int64], k: int) -> NDArray[np.float64]:
-    mean = np.mean(x, axis=0, dtype=np.float64)
+    mean: NDArray[np.float64] = np.asarray(np.mean(x, axis=0, dtype=np.float64))
     centre, spread = _spreads(x, codes, k, mean)
     norms = np.einsum("ij,ij->i", centre, centre)
     out = np.empty(x.shape[0])
