@@ -11,7 +11,8 @@ of the file. Of an AnnData file (.h5ad, zarr), the ``obs`` columns asked for are
 (not ``X``). This module holds the arguments and the entry point; ``plan.py`` plans which
 columns to read from which file (two files joined on an id column) and counts them,
 ``render.py`` scores and renders, ``per_sample.py`` writes each row's scores (``--per-sample``:
-the label columns kept whole), ``soft.py`` scores membership matrices and covers (``--soft``).
+the label columns kept whole), ``soft.py`` scores membership matrices and covers (``--soft``),
+``embedding.py`` an AnnData file's embedding and neighbour graph (``--embedding``, ``--graph``).
 
 Exit status: 0 on success, 1 for a problem with the data (a missing file or column, an
 unreadable file, a length mismatch, missing labels), 2 for a usage error. Errors are one line
@@ -32,6 +33,7 @@ from .._measures.catalogue import MEASURES
 from .._measures.lookup import default_names, label
 from ..plot._clustree import by_resolution
 from .console import PROG, CliError, Parser
+from .embedding import check_array_options, score_arrays, wants_arrays
 from .per_sample import (
     SUFFIXES,
     check_per_sample_path,
@@ -66,6 +68,7 @@ examples:
   {PROG} cells.parquet --truth cell_type --pred 'leiden_*' --format json
   {PROG} adata.h5ad --truth cell_type --pred leiden --plot leiden.png
   {PROG} adata.zarr --truth cell_type --pred 'leiden_*'     (a zarr store: a directory)
+  {PROG} adata.h5ad --truth cell_type --pred leiden --embedding X_pca --batch batch  (scIB)
   {PROG} cells.parquet --truth cell_type --pred 'leiden_*' --clustree tree.png
   {PROG} cells.csv --truth cell_type --pred 'leiden_*' --per-sample ecs.parquet
   {PROG} annotation.csv clusters.tsv --on cell_id --truth cell_type --pred cluster
@@ -163,6 +166,31 @@ def parser() -> Parser:
         help="a table with the measures as rows and the predictions as columns (default:"
         " a row per prediction)",
     )
+    p.add_argument(
+        "--embedding",
+        metavar="KEY",
+        help="of an AnnData file: score the embedding obsm[KEY] (X_pca): each prediction's"
+        " silhouette and, with --batch, scIB's silhouette_label, silhouette_batch, bras and"
+        " isolated_labels of --truth as cell types (every cell counts 1, whatever --weights)",
+    )
+    p.add_argument(
+        "--graph",
+        metavar="KEY",
+        help="of an AnnData file: score the neighbour graph obsp[KEY] (distances, a CSR"
+        " matrix): scIB's clisi_knn and graph_connectivity of --truth and, with --batch,"
+        " ilisi_knn and kbet (its acceptance rate)",
+    )
+    p.add_argument(
+        "--batch",
+        metavar="COL",
+        help="with --embedding or --graph: the obs column of batches, for scIB's scores",
+    )
+    p.add_argument(
+        "--silhouette",
+        choices=("exact", "approximate"),
+        help="--embedding's silhouette of each prediction: exact (default; n²·d multiply-adds)"
+        " or approximate (bluster's, O(n·k·d) for k clusters)",
+    )
     p.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE, not stdout")
     p.add_argument(
         "--plot",
@@ -224,6 +252,7 @@ def score(args: argparse.Namespace) -> int:
         check_encoding(args.encoding)
     except ValueError as e:
         raise CliError(f"--encoding: {e}", 2) from e
+    check_array_options(args)
     if args.soft:
         _write(score_soft(args), args.output)
         return 0
@@ -239,7 +268,8 @@ def score(args: argparse.Namespace) -> int:
     kept: list[Chunk] | None = [] if rows_path is not None else None
     tables, between = count_with(work, args.missing, pairs, kept)
     note_counts_only(metrics, tables)
-    text = render(args.format, work, metrics, tables, args)
+    arrays = score_arrays(args, work) if wants_arrays(args) else None
+    text = render(args.format, work, metrics, tables, args, arrays)
     written = []
     if plot_path is not None:
         save_plot(plot_path, work, metrics, tables)

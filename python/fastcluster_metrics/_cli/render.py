@@ -18,6 +18,7 @@ from .._measures.contingency import Contingency
 from .._measures.lookup import default_names, label, resolve_all
 from .._utils.params import InvalidParameterError
 from .console import PROG, CliError, format_table
+from .embedding import ArrayScores, csv_fields, json_fields, table_parts
 from .plan import Plan, first_line
 
 __all__ = [
@@ -77,7 +78,16 @@ def _table_width(output: str | None) -> int:
     return TABLE_WIDTH
 
 
-def render(fmt: str, plan: Plan, metrics: list[str], tables: list[Contingency], args: Any) -> str:
+def render(
+    fmt: str,
+    plan: Plan,
+    metrics: list[str],
+    tables: list[Contingency],
+    args: Any,
+    arrays: ArrayScores | None = None,
+) -> str:
+    """The output in ``fmt``; with ``arrays`` (``--embedding``, ``--graph``), their scores
+    too: each prediction's silhouette and scIB's scores (``embedding.py``)."""
     scores = [[score_of(t, m) for m in metrics] for t in tables]
     if fmt == "json":
         doc = {
@@ -95,13 +105,16 @@ def render(fmt: str, plan: Plan, metrics: list[str], tables: list[Contingency], 
                 for name, t, row in zip(plan.preds, tables, scores, strict=True)
             },
         }
+        if arrays is not None:
+            json_fields(doc, arrays)
         return json.dumps(doc, indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(["prediction", "n", *metrics])
+        extra, values = csv_fields(arrays) if arrays is not None else ([], {})
+        writer.writerow(["prediction", "n", *metrics, *extra])
         for name, t, row in zip(plan.preds, tables, scores, strict=True):
-            writer.writerow([name, t.n, *(repr(v) for v in row)])
+            writer.writerow([name, t.n, *(repr(v) for v in row), *values.get(name, [])])
         return buffer.getvalue()
     header = f"truth: {plan.truth} ({', '.join(s.name for s in plan.sources)})"
     counts = [f"{int(t.n):,}" if float(t.n).is_integer() else f"{t.n:,.1f}" for t in tables]
@@ -110,21 +123,26 @@ def render(fmt: str, plan: Plan, metrics: list[str], tables: list[Contingency], 
         for j, m in enumerate(metrics)
     ]
     width = _table_width(args.output)
+    names = [label(m) for m in metrics]
+    silhouettes, scib = table_parts(arrays, width) if arrays is not None else (None, "")
+    if silhouettes is not None:
+        names.append("silhouette")
+        columns.append(_numbers(silhouettes, True))
     if args.transpose:
         body = format_table(
             "metric",
             plan.preds,
-            [("n", counts), *((label(m), c) for m, c in zip(metrics, columns, strict=True))],
+            [("n", counts), *zip(names, columns, strict=True)],
             width,
         )
     else:
         body = format_table(
             "prediction",
-            ["n", *(label(m) for m in metrics)],
+            ["n", *names],
             [(name, [counts[i], *(c[i] for c in columns)]) for i, name in enumerate(plan.preds)],
             width,
         )
-    return f"{header}\n\n{body}\n"
+    return f"{header}\n\n{body}\n" + (f"\n{scib}" if scib else "")
 
 
 def check_plot_path(text: str, flag: str = "--plot") -> Path:

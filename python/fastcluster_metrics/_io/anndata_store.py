@@ -87,6 +87,10 @@ class _Group:
     def __contains__(self, key: str) -> bool:
         return key in self._group
 
+    def keys(self) -> list[str]:
+        """The names of the group's elements (not opened)."""
+        return [str(k) for k in self._group.keys()]
+
     def __getitem__(self, key: str) -> Any:
         key = str(key)
         parts = key.split("/")
