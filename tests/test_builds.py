@@ -36,9 +36,10 @@ def _run(script: str, build: str | None) -> subprocess.CompletedProcess[str]:
     )
 
 
-# Every measure of the catalogue (and the embedding's) on labels of every type and tables of
-# every form the core counts: dense windows, wide partitions, one-row maps, singletons,
-# weights; each value written as float.hex, so that the parent compares bits.
+# Every measure of the catalogue (and the embedding's and the graph's) on labels of every
+# type and tables of every form the core counts: dense windows, wide partitions, one-row
+# maps, singletons, weights; each value written as float.hex, so that the parent compares
+# bits.
 _MEASURES = """
 import json, warnings
 import numpy as np
@@ -83,6 +84,21 @@ if hasattr(fcm, "silhouette_samples"):
             fcm.silhouette_samples(x.astype(np.float32), labels, metric=metric))
     put("calinski_harabasz", fcm.calinski_harabasz_score(x, labels))
     put("davies_bouldin", fcm.davies_bouldin_score(x, labels))
+    batch = rng.integers(0, 3, 3000)
+    put("bras", fcm.bras(x, labels, batch))
+    put("silhouette_batch/furthest",
+        fcm.silhouette_batch(x, labels, batch, between_cluster_distances="furthest"))
+if hasattr(fcm, "lisi_knn"):
+    # LISI's bisection runs its exponentials as vector code of each build
+    m, k = 20_000, 30
+    idx = rng.integers(0, m, (m, k))
+    idx[:, 0] = np.arange(m)
+    dist = np.sort(rng.random((m, k)) * rng.choice([0.01, 1.0, 300.0], (m, 1)), axis=1)
+    dist[:, 0] = 0
+    batches = rng.integers(0, 4, m)
+    put("lisi", fcm.lisi_knn((idx, dist), batches))
+    put("lisi32", fcm.lisi_knn((idx, dist.astype(np.float32)), batches, perplexity=7))
+    put("kbet", fcm.kbet((idx, dist), batches)[1])
 print(json.dumps(out))
 """
 

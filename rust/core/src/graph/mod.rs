@@ -8,6 +8,7 @@
 //!   and the pass over the rows in chunks on the pool.
 //! - `lisi`: each cell's perplexity calibrated by bisection, then the inverse Simpson index
 //!   of its neighbours' labels.
+//! - `exp`: `e^x` for `x <= 0` in plain arithmetic, for the bisection's vector loops.
 //! - `gamma`: the regularised upper incomplete gamma function (the chi-square tail).
 //! - `kbet`: each neighbourhood's chi-square statistic and p-value.
 //! - `components`: the weakly or strongly connected components of the subgraph within
@@ -18,6 +19,7 @@
 //! the components are found in one sequential pass).
 
 mod components;
+mod exp;
 mod gamma;
 mod kbet;
 mod lisi;
