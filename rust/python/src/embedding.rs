@@ -57,9 +57,8 @@ fn as_array<'py>(
 
 /// The silhouette's distance to the other clusters of scib-metrics' name for it.
 fn between_of(name: &str) -> PyResult<Between> {
-    Between::from_name(name).ok_or_else(|| {
-        PyValueError::new_err(format!("unknown between-cluster distance {name:?}"))
-    })
+    Between::from_name(name)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown between-cluster distance {name:?}")))
 }
 
 /// Each sample's silhouette in each labeling (`m × n`), from the samples `x` (`n × d`)

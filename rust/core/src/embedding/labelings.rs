@@ -200,7 +200,9 @@ mod tests {
         let codes = [0, 0, 0, 1, 2, 2, 2, 2];
         let sums = [4.0, 3.0, 20.0];
         let of = |between| {
-            let l = Labelings::new(8, &codes, &[3]).unwrap().with_between(between);
+            let l = Labelings::new(8, &codes, &[3])
+                .unwrap()
+                .with_between(between);
             silhouette(&l, &sums, 0, 0)
         };
         // a = 2; b = 3 (nearest), 5 (furthest), 23 / 5 (mean of the others).

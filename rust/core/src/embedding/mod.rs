@@ -185,9 +185,16 @@ mod tests {
     #[test]
     fn shapes_are_checked() {
         let x = [0.0f64; 6];
-        assert!(
-            silhouette_samples(Points::F64(&x), 3, 2, &[0, 1, 1], &[2], Metric::Euclidean, Between::Nearest).is_ok()
-        );
+        assert!(silhouette_samples(
+            Points::F64(&x),
+            3,
+            2,
+            &[0, 1, 1],
+            &[2],
+            Metric::Euclidean,
+            Between::Nearest
+        )
+        .is_ok());
         assert!(matches!(
             silhouette_samples(
                 Points::F64(&x),
@@ -200,8 +207,19 @@ mod tests {
             ),
             Err(Error::BadShape(_))
         ));
-        assert!(silhouette_samples(Points::F64(&x), 3, 2, &[0, 1], &[2], Metric::Cosine, Between::Nearest).is_err());
-        assert!(silhouette_precomputed(Points::F64(&x), 3, &[0, 1, 1], &[2], Between::Nearest).is_err());
+        assert!(silhouette_samples(
+            Points::F64(&x),
+            3,
+            2,
+            &[0, 1],
+            &[2],
+            Metric::Cosine,
+            Between::Nearest
+        )
+        .is_err());
+        assert!(
+            silhouette_precomputed(Points::F64(&x), 3, &[0, 1, 1], &[2], Between::Nearest).is_err()
+        );
         assert!(calinski_harabasz(Points::F64(&x), 3, 2, &[0, 2, 1], 2).is_err());
         assert!(davies_bouldin(Points::F32(&[0.0; 5]), 3, 2, &[0, 1, 1], 2).is_err());
         assert_eq!(Metric::from_name("cosine"), Some(Metric::Cosine));
