@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import fastcluster_metrics as fcm
+from fastcluster_metrics._cli import demo
 from fastcluster_metrics._cli import main as _cli
 from fastcluster_metrics._cli import plan as cli_plan
 from fastcluster_metrics._cli import render as cli_render
@@ -879,6 +880,11 @@ def test_demo(tmp_path, capsys, monkeypatch):
     ]
     assert chosen == int(ami.idxmax())
     assert f"{ami[chosen]:.4f}" in text
+    # The silhouette's k, from the clusterings written out and the digits' components.
+    points, _ = demo.digits_points()
+    silhouettes = {k: fcm.silhouette_score(points, runs[f"k{k}"]) for k in (2, 3)}
+    best = max(silhouettes, key=silhouettes.get)
+    assert f"highest at k = {best} ({silhouettes[best]:.4f})" in text
 
 
 # --- errors nobody foresaw: one line naming the input, or the traceback with --debug ----------
