@@ -13,8 +13,8 @@
 /// `1.5 · 2^52`: adding it rounds a number of magnitude below `2^51` to an integer.
 const SHIFT: f64 = 6_755_399_441_055_744.0;
 /// `ln 2` in a high part of 32 bits (exact in products with `k`) and the rest.
-const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+const LN2_HI: f64 = 6.931_471_803_691_238e-1;
+const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 /// Below this, `e^x` is under half the least subnormal: 0.
 const LEAST: f64 = -745.2;
 
