@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import fastcluster_metrics as fcm
+from fastcluster_metrics._measures import catalogue as _catalogue
 
 anndata = pytest.importorskip("anndata")
 pd = pytest.importorskip("pandas")
@@ -69,6 +70,8 @@ def test_scib_scores_adata_equals_each_function(adata) -> None:
         "graph_connectivity": fcm.graph_connectivity(graph, labels),
     }
     assert all(0.0 <= v <= 1.0 for v in scores.values())
+    # the scores of scIB's table are the catalogue's rows marked so, in its order
+    assert list(scores) == [row.name for row in _catalogue.CATALOGUE.values() if row.in_scib]
     no_graph = fcm.scib_scores_adata(adata, "cell_type", "batch", graph=None)
     assert list(no_graph) == list(scores)[:4]
 

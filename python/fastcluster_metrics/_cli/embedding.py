@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._measures.catalogue import EMBEDDING, GRAPH, of_kind
 from .console import PROG, CliError, format_table
 from .plan import NA_LABEL, Plan, _find, _frame, _show_progress, first_line, open_source
 
@@ -31,10 +32,10 @@ EXACT_NOTE_CELLS = 200_000
 """Above this many cells, an exact silhouette (n² d multiply-adds) is announced on stderr
 before it starts, naming ``--silhouette approximate``."""
 
-EMBEDDING_SCORES = ("silhouette_label", "silhouette_batch", "bras", "isolated_labels")
+EMBEDDING_SCORES = tuple(row.name for row in of_kind(EMBEDDING) if row.in_scib)
 """scIB's scores of the embedding (with ``--batch``), as scib-metrics names them."""
 
-GRAPH_SCORES = ("ilisi_knn", "clisi_knn", "kbet", "graph_connectivity")
+GRAPH_SCORES = tuple(row.name for row in of_kind(GRAPH) if row.in_scib)
 """scIB's scores of the neighbour graph (``ilisi_knn`` and ``kbet`` with ``--batch`` only)."""
 
 

@@ -140,6 +140,9 @@ class Measure:
     entropies, mutual information, its expectation, purity): read for every cut of a
     dendrogram from them, where the others are computed on each cut's table. Its kernel is
     written in ``exact.py``'s primitives and so runs once on arrays of every cut's sums."""
+    in_scib: bool = False
+    """In scIB's table of an integration's scores, as :func:`scib_scores_adata` and the
+    command line's ``--embedding`` and ``--graph`` report it."""
     plotted: bool = False
     """Drawn by :func:`~fastcluster_metrics.plot.plot_scores` when it scores labels itself."""
     per_sample: PerSample | None = None
@@ -404,18 +407,19 @@ OTHERS: dict[str, Measure] = _rows(
             ("approximate ASW",), **_EMBEDDING, range=SIGNED),
     # scIB's silhouettes of an embedding, its cell types and batches (rescaled to [0, 1])
     Measure("silhouette_label", silhouette_label, SILHOUETTE, ("cell-type ASW",),
-            **_EMBEDDING),
-    Measure("silhouette_batch", silhouette_batch, SILHOUETTE, ("batch ASW",), **_EMBEDDING),
-    Measure("bras", bras, SILHOUETTE, ("BRAS",), **_EMBEDDING),
+            **_EMBEDDING, in_scib=True),
+    Measure("silhouette_batch", silhouette_batch, SILHOUETTE, ("batch ASW",), **_EMBEDDING,
+            in_scib=True),
+    Measure("bras", bras, SILHOUETTE, ("BRAS",), **_EMBEDDING, in_scib=True),
     Measure("isolated_labels", isolated_labels, SILHOUETTE, ("isolated labels",),
-            **_EMBEDDING),
+            **_EMBEDDING, in_scib=True),
     # a neighbour graph and labels of its cells (scIB's): the kernel is the public function
-    Measure("ilisi_knn", ilisi_knn, NEIGHBOURHOOD, ("iLISI",), **_GRAPH),
-    Measure("clisi_knn", clisi_knn, NEIGHBOURHOOD, ("cLISI",), **_GRAPH),
-    Measure("kbet", kbet, NEIGHBOURHOOD, ("kBET",), **_GRAPH),
+    Measure("ilisi_knn", ilisi_knn, NEIGHBOURHOOD, ("iLISI",), **_GRAPH, in_scib=True),
+    Measure("clisi_knn", clisi_knn, NEIGHBOURHOOD, ("cLISI",), **_GRAPH, in_scib=True),
+    Measure("kbet", kbet, NEIGHBOURHOOD, ("kBET",), **_GRAPH, in_scib=True),
     Measure("kbet_per_label", kbet_per_label, NEIGHBOURHOOD, ("kBET per label",), **_GRAPH),
     Measure("graph_connectivity", graph_connectivity, NEIGHBOURHOOD,
-            ("GC", "graph connectivity"), **_GRAPH),
+            ("GC", "graph connectivity"), **_GRAPH, in_scib=True),
 )
 # fmt: on
 """The measures of the other kinds (:data:`KINDS`), by full name."""
