@@ -106,6 +106,8 @@ def main(out: Path) -> list[Path]:
 
     coords, types, clusters = embedding_blobs()
     save(embedding_figure(coords, types, clusters).figure, "embedding_ecs.png")
+    few = slice(0, 20_000)  # the exact silhouette: n^2 distances
+    save(plot.plot_silhouette(coords[few], clusters[few]).figure, "silhouette.png")
 
     names = np.array([f"celltype_{t}" for t in range(33)], dtype=object)
     tables = [fcm.Contingency.from_labels(names[cells], p) for p in clusterings.values()]

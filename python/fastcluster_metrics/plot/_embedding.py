@@ -9,8 +9,11 @@ line: matplotlib then stamps one pre-drawn marker per point. A million points go
 left in their given order, ``lowest_on_top=False``); a PDF or SVG holds them as one image.
 Points shrink as they get more numerous, have no edges, and the lowest values are drawn last,
 so that the few cells that disagree are not buried under the many that agree. The colour bar
-tells the truth: scores in [0, 1] are shown on 0 to 1, not stretched over their own span.
-matplotlib is imported when :func:`plot_embedding` is first called.
+tells the truth: scores in [0, 1] are shown on 0 to 1, not stretched over their own span, and
+signed scores (a silhouette: an ``.obs`` column that
+:func:`~fastcluster_metrics.silhouette_adata` wrote, or values in [-1, 1] with some below 0)
+on -1 to 1, in a diverging map centred at 0. matplotlib is imported when
+:func:`plot_embedding` is first called.
 """
 
 from __future__ import annotations
@@ -43,6 +46,17 @@ _SIZE_AREA = 120_000.0
 
 _SIZE_RANGE = (0.05, 20.0)
 """... clipped to this range."""
+
+SILHOUETTE = "silhouette"
+"""``values="silhouette"`` names the ``.obs`` column that
+:func:`~fastcluster_metrics.silhouette_adata` wrote (``silhouette_<labels>``), when it is the
+only one; such columns, and one named ``silhouette``, are signed scores."""
+
+_SIGNED_CUT = 0.1
+"""The signed scores' map is RdBu (red below 0, blue above) without its palest ``2 *
+_SIGNED_CUT`` around the middle: a silhouette near 0 (a cell between two clusters) stays
+visible on the white background and apart from the grey of the cells without a value, and
+the sign shows as a step from light red to light blue."""
 
 _AXIS_NAMES = {
     "umap": "UMAP",
@@ -85,8 +99,11 @@ def _positions(coords: Any, basis: str) -> NDArray[np.float64]:
     return array[:, :2]
 
 
-def _numbers(values: Any) -> NDArray[np.float64]:
-    """The values as floats, missing ones (None, pandas' NA) as NaN; a ValueError for text."""
+def _numbers(
+    values: Any, name: str = "values", what: str = "one score per sample"
+) -> NDArray[np.float64]:
+    """The values as floats, missing ones (None, pandas' NA) as NaN; a ValueError for text
+    (``name`` must be numbers (``what``))."""
     kind = getattr(getattr(values, "dtype", None), "kind", None)
     if hasattr(values, "to_numpy") and kind is not None and kind in "biuf":
         # pandas, nullable dtypes too (Float64, Int64, boolean hold pd.NA)
@@ -102,13 +119,41 @@ def _numbers(values: Any) -> NDArray[np.float64]:
     first = array.flat[0] if array.size else None
     first = first.item() if isinstance(first, np.generic) else first
     raise ValueError(
-        f"values must be numbers (one score per sample); got {array.dtype} values"
+        f"{name} must be numbers ({what}); got {array.dtype} values"
         + (f" such as {first!r}" if array.size else "")
     )
 
 
+def is_silhouette(name: str) -> bool:
+    """Whether an ``.obs`` column's name is a silhouette's: ``silhouette``, or
+    ``silhouette_<labels>`` as :func:`~fastcluster_metrics.silhouette_adata` names them."""
+    return name == SILHOUETTE or name.startswith(f"{SILHOUETTE}_")
+
+
+def _column(obs: Any, values: str) -> str:
+    """The ``.obs`` column that ``values`` names: itself, or for ``"silhouette"`` the one
+    column ``silhouette_<labels>`` there is."""
+    columns = [str(c) for c in obs.columns]
+    if values in obs.columns:
+        return values
+    if values == SILHOUETTE:
+        found = [c for c in columns if is_silhouette(c)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise ValueError(
+                f"values='silhouette' could be any of the columns {found} of .obs; name one"
+            )
+        raise KeyError(
+            "no column 'silhouette' in .obs, nor a 'silhouette_<labels>' that"
+            f" fastcluster_metrics.silhouette_adata(adata, labels) writes; it has {columns}"
+        )
+    raise KeyError(f"no column {values!r} in .obs; it has {columns}")
+
+
 def _scores(coords: Any, values: Any, n: int) -> tuple[NDArray[np.float64], str]:
-    """One float per point, and the colour bar's default label."""
+    """One float per point, and the colour bar's default label (an ``.obs`` column's name,
+    else "score")."""
     name = "score"
     if isinstance(values, str):
         if not _is_anndata(coords):
@@ -117,9 +162,8 @@ def _scores(coords: Any, values: Any, n: int) -> tuple[NDArray[np.float64], str]
                 " values themselves (one number per point)"
             )
         obs = coords.obs
-        if values not in obs.columns:
-            raise KeyError(f"no column {values!r} in .obs; it has {[str(c) for c in obs.columns]}")
-        name, values = values, obs[values]
+        name = _column(obs, values)
+        values = obs[name]
     scores = _numbers(values)
     if scores.ndim != 1:
         raise ValueError(f"values must be one number per point (1-D); got shape {scores.shape}")
@@ -128,12 +172,34 @@ def _scores(coords: Any, values: Any, n: int) -> tuple[NDArray[np.float64], str]
     return scores, name
 
 
+def is_signed(finite: NDArray[np.float64], named: bool) -> bool:
+    """Whether the values are a signed score in [-1, 1], such as a silhouette: ``named`` so
+    (:func:`is_silhouette`), or every value in [-1, 1] and some below 0."""
+    if named:
+        return True
+    return bool(finite.size) and -1.0 <= float(finite.min()) < 0.0 and float(finite.max()) <= 1.0
+
+
+def signed_cmap() -> Colormap:
+    """The map of signed scores: RdBu, centred at 0, without its palest middle
+    (``_SIGNED_CUT``)."""
+    import matplotlib
+    from matplotlib.colors import ListedColormap
+
+    half = np.linspace(0.0, 0.5 - _SIGNED_CUT, 128)
+    tones = matplotlib.colormaps["RdBu"](np.concatenate([half, 1.0 - half[::-1]]))
+    return ListedColormap(tones, name="RdBu_signed")
+
+
 def colour_range(
-    finite: NDArray[np.float64], vmin: float | None, vmax: float | None
+    finite: NDArray[np.float64], vmin: float | None, vmax: float | None, signed: bool = False
 ) -> tuple[float, float]:
-    """The colour bar's ends: those given; else 0 and 1 when every value lies in [0, 1] (a
-    score's range, not the data's span), else the data's smallest and largest value."""
-    if finite.size == 0:
+    """The colour bar's ends: those given; else -1 and 1 for a signed score (``signed``), 0
+    and 1 when every value lies in [0, 1] (a score's range, not the data's span), else the
+    data's smallest and largest value."""
+    if signed:
+        low, high = -1.0, 1.0
+    elif finite.size == 0:
         low, high = 0.0, 1.0
     else:
         low, high = float(finite.min()), float(finite.max())
@@ -157,7 +223,7 @@ def plot_embedding(
     *,
     basis: str = "X_umap",
     ax: Axes | None = None,
-    cmap: str | Colormap = "viridis",
+    cmap: str | Colormap | None = None,
     vmin: float | None = None,
     vmax: float | None = None,
     label: str | None = None,
@@ -181,18 +247,23 @@ def plot_embedding(
         The positions: an (n, 2) array-like (further columns are ignored), or an AnnData (any
         object with ``.obsm``), whose ``.obsm[basis]`` is read.
     values
-        One number per point; or, with an AnnData, the name of a column of its ``.obs``.
+        One number per point; or, with an AnnData, the name of a column of its ``.obs``
+        (``"silhouette"``: the column ``silhouette_<labels>`` that
+        :func:`~fastcluster_metrics.silhouette_adata` wrote, when there is one).
     basis
         The embedding of an AnnData (``"X_umap"``, ``"X_tsne"``, ...); it also names the axes
         (UMAP1 and UMAP2, tSNE1, PC1, or the basis' own name and 1 and 2).
     ax
         The matplotlib Axes to draw on; a new figure when omitted.
     cmap
-        The colour map.
+        The colour map. Default: viridis; for signed scores, a diverging map centred at 0
+        (RdBu without its palest middle: red below 0, blue above).
     vmin, vmax
-        The ends of the colour bar. Default: 0 and 1 when every value lies in [0, 1] (a score,
-        shown on its whole range), else the smallest and largest finite value. Values beyond
-        them take the end colours, and the colour bar ends in a triangle.
+        The ends of the colour bar. Default: -1 and 1 for signed scores (a silhouette: an
+        ``.obs`` column named ``silhouette`` or ``silhouette_<labels>``, or values in [-1, 1]
+        with some below 0); 0 and 1 when every value lies in [0, 1] (a score, shown on its
+        whole range); else the smallest and largest finite value. Values beyond them take
+        the end colours, and the colour bar ends in a triangle.
     label
         The colour bar's label. Default: the ``.obs`` column's name, or "score".
     title
@@ -226,19 +297,30 @@ def plot_embedding(
     >>> lowest = ax.get_lines()[-1]  # drawn last, on top: the cell that cluster 1 took from B
     >>> lowest.get_xdata().tolist(), lowest.get_ydata().tolist()
     ([1.0], [0.0])
+
+    Silhouettes are shown on -1 to 1, centred at 0:
+
+    >>> ax = plot_embedding(umap, fcm.silhouette_samples(umap, clusters), label="silhouette")
+    >>> bar = ax.figure.axes[-1]
+    >>> [float(end) for end in bar.get_ylim()], bar.get_ylabel()
+    ([-1.0, 1.0], 'silhouette')
     """
     positions = _positions(coords, basis)
     n = positions.shape[0]
     scores, name = _scores(coords, values, n)
     finite = np.isfinite(scores)
-    low, high = colour_range(scores[finite], vmin, vmax)
+    signed = is_signed(scores[finite], isinstance(values, str) and is_silhouette(name))
+    low, high = colour_range(scores[finite], vmin, vmax, signed)
     size = default_point_size(n) if point_size is None else float(point_size)
 
     import matplotlib
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
 
-    colours = matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap
+    if cmap is None:
+        colours = signed_cmap() if signed else matplotlib.colormaps["viridis"]
+    else:
+        colours = matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap
     scale = Normalize(low, high)
     if ax is None:
         import matplotlib.pyplot as plt
