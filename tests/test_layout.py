@@ -28,6 +28,7 @@ ORDER = [
     "_measures",
     "_many",
     "_io",
+    "_scib",
     "__init__",
     "plot",
     "dask",

@@ -66,6 +66,15 @@ from ._measures.supervised import (
     v_measure_score,
 )
 from ._native import num_threads
+from ._scib import (
+    BatchCorrection,
+    BioConservation,
+    nmi_ari_cluster_labels_kmeans,
+    nmi_ari_cluster_labels_leiden,
+    pcr_comparison,
+    principal_component_regression,
+    scib_benchmark,
+)
 from ._soft.covers import (
     extended_bcubed_precision_recall_f,
     omega_index,
@@ -121,6 +130,8 @@ def __getattr__(name: str) -> str:
 
 
 __all__ = [
+    "BatchCorrection",
+    "BioConservation",
     "BootstrapResult",
     "Contingency",
     "ContingencyAccumulator",
@@ -168,18 +179,23 @@ __all__ = [
     "mean_tree_distance",
     "measures",
     "mutual_info_score",
+    "nmi_ari_cluster_labels_kmeans",
+    "nmi_ari_cluster_labels_leiden",
     "normalized_mutual_info_score",
     "num_threads",
     "omega_index",
     "overlapping_normalized_mutual_info_score",
     "pair_confusion_matrix",
     "pairwise",
+    "pcr_comparison",
     "per_sample_adata",
     "per_sample_score",
     "permutation_test",
+    "principal_component_regression",
     "purity_score",
     "rand_score",
     "read_contingency",
+    "scib_benchmark",
     "scib_scores_adata",
     "score_dendrogram",
     "score_levels",

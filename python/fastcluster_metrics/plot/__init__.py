@@ -1,10 +1,10 @@
 """Pictures of a comparison: the contingency table, the pair counts, scores against a
 parameter (the number of clusters ``k``, a Leiden resolution) for model selection, the
 clustering tree, an embedding coloured by a per-sample score, the silhouette plot of one
-clustering, and two dendrograms' B_k curve. The heatmaps are drawn by :mod:`._heatmap`, the
-scores by :mod:`._score_plot`, the tree by :mod:`._clustree`, the embedding by
-:mod:`._embedding`, the silhouettes by :mod:`._silhouette` and the B_k curve by :mod:`._bk`;
-this module is their public face.
+clustering, two dendrograms' B_k curve, and scIB's table of integrations. The heatmaps are
+drawn by :mod:`._heatmap`, the scores by :mod:`._score_plot`, the tree by :mod:`._clustree`,
+the embedding by :mod:`._embedding`, the silhouettes by :mod:`._silhouette`, the B_k curve by
+:mod:`._bk` and scIB's table by :mod:`._scib_table`; this module is their public face.
 
 Needs matplotlib (``pip install 'fastcluster-metrics[plot]'``), imported when a function is
 first called: ``import fastcluster_metrics.plot`` alone imports nothing heavy. Each function
@@ -35,6 +35,7 @@ from ._bk import plot_bk
 from ._clustree import plot_clustree
 from ._embedding import plot_embedding
 from ._heatmap import plot_contingency, plot_pair_confusion
+from ._scib_table import plot_scib_table
 from ._score_plot import plot_scores
 from ._silhouette import plot_silhouette
 
@@ -44,6 +45,7 @@ __all__ = [
     "plot_contingency",
     "plot_embedding",
     "plot_pair_confusion",
+    "plot_scib_table",
     "plot_scores",
     "plot_silhouette",
 ]
