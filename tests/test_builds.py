@@ -82,6 +82,10 @@ if hasattr(fcm, "silhouette_samples"):
         put(f"silhouette/{metric}", fcm.silhouette_samples(x, labels, metric=metric))
         put(f"silhouette32/{metric}",
             fcm.silhouette_samples(x.astype(np.float32), labels, metric=metric))
+    # a sweep, its last block of 2,999 samples cut mid-tile (the columns' AVX2 path and the rest)
+    sweep = np.stack([labels, labels % 5, labels % 2])[:, :2999]
+    put("silhouette/sweep", fcm.silhouette_samples(x[:2999], sweep))
+    put("silhouette32/sweep", fcm.silhouette_samples(x[:2999].astype(np.float32), sweep))
     put("calinski_harabasz", fcm.calinski_harabasz_score(x, labels))
     put("davies_bouldin", fcm.davies_bouldin_score(x, labels))
     batch = rng.integers(0, 3, 3000)

@@ -152,6 +152,7 @@ def silhouette_samples(
     n_labels: list[int],
     metric: str,
     between: str = "nearest",
+    rows: tuple[int, int] | None = None,
 ) -> NDArray[np.float64]: ...
 def silhouette_precomputed(
     d: NDArray[np.float32] | NDArray[np.float64],

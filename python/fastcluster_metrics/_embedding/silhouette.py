@@ -9,8 +9,8 @@ function go through scikit-learn's own ``silhouette_samples`` (imported when fir
 the same values, not accelerated.
 
 Several labelings of the same samples (a 2-D array, a row each, or a list of labelings) are
-scored in one call, one pass of the core each; each row of the result equals the call on
-that labeling alone.
+scored in one call: each block of distances is computed once and added into every labeling's
+sums, and each row of the result equals the call on that labeling alone, to the last bit.
 """
 
 from __future__ import annotations
@@ -146,18 +146,13 @@ class _Prepared:
             rows = [sklearn_samples(self.data, row, metric=metric, **kwds) for row in codes]
             found: NDArray[np.floating[Any]] = np.asarray(rows).reshape(codes.shape)
             return found
-        # One call of the core a labeling: its pass over many labelings at once adds each
-        # labeling's distances in the order of the first one's clusters, which moves the
-        # last bits, and it was 1.5x faster than the calls one by one at best (20 labelings
-        # of 2e4 samples); each row now equals the call on its labeling alone, bit for bit.
-        rows = []
-        for j, k in enumerate(n_labels):
-            one = np.ascontiguousarray(codes[j : j + 1])
-            if self.metric == "precomputed":
-                rows.append(_native.silhouette_precomputed(self.data, one, [k]))
-            else:
-                rows.append(_native.silhouette_samples(self.data, one, [k], self.metric))
-        values = np.concatenate(rows)
+        # One pass of the core for all labelings: it adds each distance into every
+        # labeling's sums in one order whatever the others, so each row equals the call on
+        # its labeling alone, bit for bit.
+        if self.metric == "precomputed":
+            values = _native.silhouette_precomputed(self.data, codes, n_labels)
+        else:
+            values = _native.silhouette_samples(self.data, codes, n_labels, self.metric)
         single = self.data.dtype == np.float32 and self.metric in _FLOAT32_RESULTS
         dtype = np.float32 if single else np.float64
         out: NDArray[np.floating[Any]] = values.astype(dtype, copy=False)

@@ -63,8 +63,10 @@ fn between_of(name: &str) -> PyResult<Between> {
 
 /// Each sample's silhouette in each labeling (`m × n`), from the samples `x` (`n × d`)
 /// under `metric`, `between` taking the distance to the other clusters (GIL released).
+/// `rows = (start, stop)`: the silhouettes of those samples alone (`m × (stop - start)`),
+/// against all, to the last bit as the whole gives them.
 #[pyfunction]
-#[pyo3(signature = (x, codes, n_labels, metric, between = "nearest"))]
+#[pyo3(signature = (x, codes, n_labels, metric, between = "nearest", rows = None))]
 pub(crate) fn silhouette_samples<'py>(
     py: Python<'py>,
     x: Floats<'py>,
@@ -72,22 +74,29 @@ pub(crate) fn silhouette_samples<'py>(
     n_labels: Vec<usize>,
     metric: &str,
     between: &str,
+    rows: Option<(usize, usize)>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let metric = Metric::from_name(metric)
         .ok_or_else(|| PyValueError::new_err(format!("unknown metric {metric:?}")))?;
     let between = between_of(between)?;
     let (values, n, d) = points(&x)?;
     let codes = labelings(&codes, n, &n_labels)?;
+    let (start, stop) = rows.unwrap_or((0, n));
+    if start > stop || stop > n {
+        return Err(PyValueError::new_err(format!(
+            "rows ({start}, {stop}) outside the {n} samples"
+        )));
+    }
     let ktot: usize = n_labels.iter().sum();
     let cost = match metric {
-        Metric::Euclidean | Metric::Manhattan => n.saturating_mul(n),
+        Metric::Euclidean | Metric::Manhattan => n.saturating_mul(stop - start),
         Metric::SqEuclidean | Metric::Cosine => n.saturating_mul(d).saturating_mul(ktot),
     };
     let out = interruptible(py, cost >= LONG, || {
-        emb::silhouette_samples(values, n, d, codes, &n_labels, metric, between)
+        emb::silhouette_rows(values, n, d, codes, &n_labels, metric, between, start..stop)
     })?
     .map_err(CoreError::from)?;
-    as_array(py, out, n_labels.len(), n)
+    as_array(py, out, n_labels.len(), stop - start)
 }
 
 /// Each sample's silhouette in each labeling (`m × n`), from the `n × n` matrix of

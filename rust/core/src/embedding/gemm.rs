@@ -9,7 +9,7 @@
 use super::float::Float;
 
 /// An element type that has a GEMM.
-pub(crate) trait Gemm: Float {
+pub(crate) trait Gemm: Float + super::columns::Tiles {
     /// `c[i * n + j] = Σ_k a[i * d + k] · b[j * d + k]` for `i < m`, `j < n`.
     fn a_bt(a: &[Self], b: &[Self], m: usize, n: usize, d: usize, c: &mut [Self]);
 }
