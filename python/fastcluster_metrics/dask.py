@@ -5,6 +5,10 @@ keyed by label value; the tables merge by label value in a tree (``split_every``
 so partitions with different label sets give the table of the whole column, equal to the one
 computed in memory. Only the tables (classes x clusters cells) travel, never the labels.
 
+The silhouette of a Dask array (:func:`silhouette_samples`, :func:`silhouette_score`) scores
+each row block on a worker against all samples, each value equal to the in-memory one to the
+last bit (:mod:`._embedding.distributed`).
+
 ``import fastcluster_metrics.dask`` explicitly; ``import fastcluster_metrics`` never imports
 Dask.
 
@@ -32,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ._embedding.distributed import silhouette_samples, silhouette_score
 from ._io.formats import is_store
 from ._io.readers import check_batch_size, open_file
 from ._io.stream import Partial, merge, partial, read_partial, to_contingency
@@ -41,7 +46,13 @@ from ._measures.contingency import Contingency
 from ._measures.evaluate import Evaluation, scores
 from ._measures.lookup import resolve_all
 
-__all__ = ["contingency", "evaluate", "read_contingency"]
+__all__ = [
+    "contingency",
+    "evaluate",
+    "read_contingency",
+    "silhouette_samples",
+    "silhouette_score",
+]
 
 
 def _readable(labels: Any) -> Any:
