@@ -112,7 +112,8 @@ def plot_scib_table(results: Any, *, ax: Axes | None = None, title: str | None =
     groups: dict[str, list[int]] = {}
     for j, col in enumerate(columns):
         x = left[j + 1] + 0.5
-        ax.text(x, -0.5, col.replace(" ", "\n", 1), ha="center", va="center", fontsize=fontsize)
+        # a point smaller than the cells: "connectivity" beside "comparison" keeps a gap
+        ax.text(x, -0.5, col.replace(" ", "\n", 1), ha="center", va="center", fontsize=fontsize - 1)
         groups.setdefault(str(kinds.iloc[j]), []).append(j)
     for group, members in groups.items():
         start, end = left[members[0] + 1], left[members[-1] + 1] + 1.0
