@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import _native
-from .._labels.codes import Column, encode, has_own_codes, shape_of
+from .._labels.codes import Column, Prepared, encode, prepare, prepared_array
 from .._utils.params import InvalidParameterError, is_array_like
 
 __all__ = [
@@ -181,27 +181,30 @@ class Labelings:
     """Which of the input's samples are kept (``missing="drop"``); None: all."""
 
 
-def _labelings(labels: Any, n_samples: int) -> tuple[list[Any], bool]:
-    """The labelings in ``labels``, and whether there are several."""
+def _labelings(labels: Any, n_samples: int) -> tuple[list[Prepared], bool]:
+    """The labelings in ``labels``, each prepared (its array not yet checked), and whether
+    there are several."""
     if isinstance(labels, (list, tuple)) and labels:
         first = labels[0]
         if is_array_like(first) and not isinstance(first, (str, bytes)):
-            return list(labels), True
-    if has_own_codes(labels):
-        return [labels], False
-    shape = tuple(np.shape(labels)) if not hasattr(labels, "shape") else tuple(labels.shape)
-    if len(shape) == 2 and shape[1] == n_samples and shape != (n_samples, 1):
-        arr = np.asarray(labels)
-        return [arr[j] for j in range(arr.shape[0])], True
-    return [labels], False
+            return [prepare(one, None) for one in labels], True
+    prepared = prepare(labels, None)
+    arr = prepared.arr
+    if (
+        arr is not None
+        and arr.ndim == 2
+        and arr.shape[1] == n_samples
+        and arr.shape != (n_samples, 1)
+    ):
+        return [prepared_array(arr[j]) for j in range(arr.shape[0])], True
+    return [prepared], False
 
 
-def _one(labels: Any, n_samples: int) -> Column:
+def _one(prepared: Prepared, n_samples: int) -> Column:
     """One labeling checked (scikit-learn's ``column_or_1d`` and its finiteness check) and
     encoded; missing labels marked, not yet refused."""
-    arr = None
-    if not has_own_codes(labels):
-        arr = np.asarray(labels)
+    arr = prepared.arr
+    if arr is not None:
         if arr.ndim == 2 and arr.shape[1] == 1:
             import warnings
 
@@ -212,7 +215,7 @@ def _one(labels: Any, n_samples: int) -> Column:
                 stacklevel=5,
             )
             arr = arr.reshape(-1)
-            labels = arr
+            prepared = prepared_array(arr)
         if arr.ndim != 1:
             if arr.ndim == 0:
                 raise TypeError(f"Singleton array {arr!r} cannot be considered a valid collection.")
@@ -221,12 +224,12 @@ def _one(labels: Any, n_samples: int) -> Column:
             raise ValueError(f"Complex data not supported\n{arr}\n")
         if arr.dtype.kind == "f" and np.isinf(arr).any():
             raise ValueError(f"Input y contains infinity or a value too large for {arr.dtype!r}.")
-    shape = shape_of(labels, arr)
+    shape = prepared.shape
     if shape[0] != n_samples:
         raise ValueError(
             f"Found input variables with inconsistent numbers of samples: [{n_samples}, {shape[0]}]"
         )
-    col = encode(labels, arr)
+    col = encode(prepared)
     if arr is not None and arr.dtype.kind == "f" and col.missing is not None:
         col = replace(col, nan=True)  # scikit-learn's "Input y contains NaN."
     return col

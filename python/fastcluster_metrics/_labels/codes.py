@@ -16,7 +16,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,19 +26,20 @@ from .._utils.params import InvalidParameterError
 from .arrow import arrow_codes, arrow_integers, arrow_string_codes, is_arrow_like
 
 __all__ = [
+    "ARRAY",
     "MISSING_POLICIES",
     "Column",
+    "Prepared",
     "apply_missing",
     "check_missing",
     "check_shapes",
     "encode",
     "encode_both",
     "encode_pair",
-    "has_own_codes",
     "missing_advice",
     "native_contiguous",
-    "shape_of",
-    "validated",
+    "prepare",
+    "prepared_array",
 ]
 
 MISSING_POLICIES = ("raise", "drop", "cluster")
@@ -184,33 +185,74 @@ def native_contiguous(arr: NDArray[Any]) -> NDArray[Any]:
     return np.require(arr, requirements=["C", "A"])
 
 
-def has_own_codes(labels: Any) -> bool:
-    """Labels read through their own codes rather than ``np.asarray``."""
-    return _categorical(labels) is not None or is_arrow_like(labels) or _is_masked(labels)
+ARROW = "arrow"
+CATEGORICAL = "categorical"
+MASKED = "masked"
+ARRAY = "array"
 
 
-def shape_of(labels: Any, arr: NDArray[Any] | None) -> tuple[int, ...]:
-    if arr is not None:
-        return tuple(arr.shape)
-    return (len(labels),) if is_arrow_like(labels) else tuple(np.shape(labels))
+class Prepared(NamedTuple):
+    """One labeling, its type decided once (:func:`prepare`): how it is read, and its shape.
+
+    Every entry point on labels starts here: a pair (``count_labels``), a sample-weighted
+    pair and per-sample scores (``count_samples``), many labelings, a labeling alone, the
+    consistency of several, an embedding's labels; :func:`encode` then makes its codes."""
+
+    labels: Any
+    """The labels as given."""
+    form: str
+    """How they are read: :data:`ARROW` (an Arrow or polars column, through its buffers),
+    :data:`CATEGORICAL` (a pandas Categorical's codes), :data:`MASKED` (a masked array or a
+    pandas nullable column), or :data:`ARRAY` (``np.asarray``)."""
+    shape: tuple[int, ...]
+    arr: NDArray[Any] | None = None
+    """``np.asarray(labels)`` (form :data:`ARRAY`), checked as scikit-learn checks labels."""
+    categorical: tuple[NDArray[Any], NDArray[Any]] | None = None
+    """A Categorical's (codes, categories)."""
+
+    def flat(self) -> Prepared:
+        """The labels as one column (an array's dimensions flattened)."""
+        if self.arr is None or self.arr.ndim == 1:
+            return self
+        return prepared_array(self.arr.reshape(-1))
 
 
-def encode(labels: Any, arr: NDArray[Any] | None = None) -> Column:
-    """Encodes one validated labeling (``arr`` is ``np.asarray(labels)``, if already made)."""
+def prepare(labels: Any, missing: str | None = "raise") -> Prepared:
+    """Decides once how ``labels`` are read (:class:`Prepared`). An array is checked as
+    scikit-learn's ``check_array`` checks labels (complex, infinite, and NaN unless
+    ``missing`` marks it); ``missing=None``: made, not checked (the caller checks it as its
+    peer does)."""
     if is_arrow_like(labels):
+        return Prepared(labels, ARROW, (len(labels),))
+    cat = _categorical(labels)
+    if cat is not None:
+        return Prepared(labels, CATEGORICAL, tuple(np.shape(labels)), categorical=cat)
+    if _is_masked(labels):
+        return Prepared(labels, MASKED, tuple(np.shape(labels)))
+    arr = np.asarray(labels) if missing is None else _as_array(labels, missing)
+    return Prepared(labels, ARRAY, tuple(arr.shape), arr)
+
+
+def prepared_array(arr: NDArray[Any]) -> Prepared:
+    """An array already checked, as :func:`prepare` would give it."""
+    return Prepared(arr, ARRAY, tuple(arr.shape), arr)
+
+
+def encode(prepared: Prepared) -> Column:
+    """Encodes one prepared labeling."""
+    labels, arr = prepared.labels, prepared.arr
+    if prepared.form == ARROW:
         plain = arrow_integers(labels)
         strings = None if plain is not None else arrow_string_codes(labels)
         if plain is not None:
-            arr = plain
-        elif strings is not None:
+            return _encode_array(plain)
+        if strings is not None:
             str_codes, str_missing, str_uniques = strings
             return Column(str_codes, str_missing, uniques=str_uniques)
-        else:
-            codes, missing, rank, values = arrow_codes(labels)
-            return Column(codes, missing, rank, values)
-    cat = _categorical(labels)
-    if cat is not None:
-        cat_codes, categories = cat
+        codes, missing, rank, values = arrow_codes(labels)
+        return Column(codes, missing, rank, values)
+    if prepared.categorical is not None:
+        cat_codes, categories = prepared.categorical
         # A min() is a fast reduction; the mask is only made when something is missing.
         has_missing = bool(cat_codes.size) and int(cat_codes.min()) < 0
         cat_missing = cat_codes < 0 if has_missing else None
@@ -221,17 +263,21 @@ def encode(labels: Any, arr: NDArray[Any] | None = None) -> Column:
             cat_rank[order] = np.arange(order.size)
             cat_rank[-1] = order.size  # code -1 (missing) sorts last
         return Column(native_contiguous(cat_codes), cat_missing, cat_rank, categories)
-    if arr is None and _is_masked(labels):
+    if prepared.form == MASKED:
         values, mask = _masked(labels)
         if not mask.any():
-            return encode(values, values)
+            return _encode_array(values)
         # Missing values have no spare integer: number the present ones, missing last.
         uniques, inverse = np.unique(values[~mask], return_inverse=True)
         codes = np.full(values.shape[0], uniques.size, dtype=np.int64)
         codes[~mask] = inverse.reshape(-1)
         return Column(codes, mask, uniques=uniques)
-    if arr is None:
-        arr = np.asarray(labels)
+    assert arr is not None  # form ARRAY
+    return _encode_array(arr)
+
+
+def _encode_array(arr: NDArray[Any]) -> Column:
+    """The codes of a NumPy array of labels."""
     kind = arr.dtype.kind
     if kind == "b":
         return Column(native_contiguous(arr.view(np.uint8)), None, dtype=arr.dtype)
@@ -247,8 +293,8 @@ def encode(labels: Any, arr: NDArray[Any] | None = None) -> Column:
         if integral and not has_nan:
             return Column(arr.astype(np.int64), None, dtype=arr.dtype)
         # np.unique numbers NaN last, as one label.
-        uniques, codes = np.unique(arr, return_inverse=True)
-        return Column(codes.reshape(-1), nan if has_nan else None, uniques=uniques)
+        uniques, inverse = np.unique(arr, return_inverse=True)
+        return Column(inverse.reshape(-1), nan if has_nan else None, uniques=uniques)
     if kind in "US":
         arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
         codes, first, _ = _native.encode_fixed(arr.view(np.uint8), arr.dtype.itemsize, kind == "U")
@@ -266,12 +312,12 @@ def encode(labels: Any, arr: NDArray[Any] | None = None) -> Column:
         if absent is not None:
             # Missing among other objects (numbers): number the present ones, missing last.
             uniques, inverse = np.unique(arr[~absent], return_inverse=True)
-            codes = np.full(arr.shape[0], uniques.size, dtype=np.int64)
-            codes[~absent] = inverse.reshape(-1)
+            numbered = np.full(arr.shape[0], uniques.size, dtype=np.int64)
+            numbered[~absent] = inverse.reshape(-1)
             nan = any(isinstance(x, (float, np.floating)) for x in arr[absent])
-            return Column(codes, absent, uniques=uniques, nan=nan)
-    uniques, codes = np.unique(arr, return_inverse=True)
-    return Column(native_contiguous(codes.reshape(-1)), None, uniques=uniques)
+            return Column(numbered, absent, uniques=uniques, nan=nan)
+    uniques, inverse = np.unique(arr, return_inverse=True)
+    return Column(native_contiguous(inverse.reshape(-1)), None, uniques=uniques)
 
 
 _LEGACY_MULTILABEL = (
@@ -350,11 +396,11 @@ def encode_both(
 ) -> tuple[Column, Column]:
     """Two labelings checked as scikit-learn's ``check_clusterings`` checks them (1-D, of one
     length; a warning for continuous values) and encoded, their missing labels marked."""
-    arr_true = validated(labels_true, missing)
-    arr_pred = validated(labels_pred, missing)
+    true = prepare(labels_true, missing)
+    pred = prepare(labels_pred, missing)
     if warn and (
-        (arr_true is not None and _is_continuous(arr_true))
-        or (arr_pred is not None and _is_continuous(arr_pred))
+        (true.arr is not None and _is_continuous(true.arr))
+        or (pred.arr is not None and _is_continuous(pred.arr))
     ):
         warnings.warn(
             "Clustering metrics expects discrete values but received"
@@ -363,11 +409,5 @@ def encode_both(
             UserWarning,
             stacklevel=stacklevel,
         )
-    check_shapes(shape_of(labels_true, arr_true), shape_of(labels_pred, arr_pred))
-    return encode(labels_true, arr_true), encode(labels_pred, arr_pred)
-
-
-def validated(labels: Any, missing: str) -> NDArray[Any] | None:
-    """``np.asarray(labels)``, checked as scikit-learn checks labels, or None for labels read
-    through their own codes (:func:`has_own_codes`)."""
-    return None if has_own_codes(labels) else _as_array(labels, missing)
+    check_shapes(true.shape, pred.shape)
+    return encode(true), encode(pred)

@@ -16,8 +16,7 @@ from .._labels.codes import (
     check_shapes,
     encode,
     missing_advice,
-    shape_of,
-    validated,
+    prepare,
 )
 from .._labels.weights import check_sample_weight
 from .._measures.contingency import Contingency
@@ -122,11 +121,11 @@ def _encode(named: list[tuple[Any, Any]], missing: str) -> list[Column]:
     first: tuple[int, ...] | None = None
     for name, labels in named:
         check_array_like("pairwise", labels=labels)
-        arr = validated(labels, missing)
-        shape = shape_of(labels, arr)
+        prepared = prepare(labels, missing)
+        shape = prepared.shape
         check_shapes(shape if first is None else first, shape)
         first = shape if first is None else first
-        col = encode(labels, arr)
+        col = encode(prepared)
         if missing == "raise" and col.missing is not None:
             k = int(col.missing.sum())
             advice = missing_advice(k, len(col))

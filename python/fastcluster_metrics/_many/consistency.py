@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _native
-from .._labels.codes import Column, encode, missing_advice, shape_of, validated
+from .._labels.codes import Column, encode, missing_advice, prepare
 from .._measures.catalogue import MEASURES
 from .._measures.per_sample import cell_values
 from .._utils.public import public
@@ -56,8 +56,8 @@ def labeling_list(func: str, labelings: Any, what: str = "labelings") -> list[An
 def _encoded(
     func: str, labels: Any, name: str, n: int | None, first: str = "the first labeling"
 ) -> Column:
-    arr = validated(labels, "raise")
-    shape = shape_of(labels, arr)
+    prepared = prepare(labels)
+    shape = prepared.shape
     if len(shape) != 1:
         raise ValueError(f"{func}: {name} must be 1D: shape is {shape!r}")
     if n is not None and shape[0] != n:
@@ -65,7 +65,7 @@ def _encoded(
             f"{func}: {name} has {shape[0]} samples where {first} has {n}"
             " (every labeling labels the same samples)"
         )
-    col = encode(labels, arr)
+    col = encode(prepared)
     if col.missing is not None:
         k = int(col.missing.sum())
         raise ValueError(f"{func}: {name} has missing labels: {missing_advice(k, len(col))}")

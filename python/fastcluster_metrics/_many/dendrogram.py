@@ -27,8 +27,7 @@ from .._labels.codes import (
     check_shapes,
     encode,
     missing_advice,
-    shape_of,
-    validated,
+    prepare,
 )
 from .._measures.contingency import Contingency
 from .._measures.exact import Ints, choose, maximum, ratio
@@ -151,10 +150,9 @@ def _column(value: Any, size: int) -> NDArray[np.float64]:
 
 def _classes(labels_true: Any, missing: str) -> tuple[NDArray[np.uint32], int]:
     """Each sample's class, numbered in sorted label order (``_NO_CLASS`` where missing)."""
-    arr = validated(labels_true, missing)
-    shape = shape_of(labels_true, arr)
-    check_shapes(shape, shape)
-    col = encode(labels_true, arr.reshape(-1) if arr is not None else None)
+    prepared = prepare(labels_true, missing)
+    check_shapes(prepared.shape, prepared.shape)
+    col = encode(prepared.flat())
     codes = col.codes
     present = slice(None) if col.missing is None else ~col.missing
     if col.missing is not None and missing == "raise":

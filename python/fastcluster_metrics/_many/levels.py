@@ -21,8 +21,7 @@ from .._labels.codes import (
     check_missing,
     encode,
     missing_advice,
-    shape_of,
-    validated,
+    prepare,
 )
 from .._measures.catalogue import Measure
 from .._measures.contingency import Contingency
@@ -73,8 +72,8 @@ class _Encoder:
 
     def __call__(self, what: str, name: Any, labels: Any) -> Column:
         check_array_like(_FUNC, **{"labels_true" if what == "level" else "labels_pred": labels})
-        arr = validated(labels, self.missing)
-        shape = shape_of(labels, arr)
+        prepared = prepare(labels, self.missing)
+        shape = prepared.shape
         if len(shape) != 1:
             raise ValueError(f"{what} {name!r} must be 1D: shape is {shape!r}")
         if self.shape is not None and shape != self.shape:
@@ -83,7 +82,7 @@ class _Encoder:
                 f" [{self.shape[0]}, {shape[0]}] ({what} {name!r})"
             )
         self.shape = shape
-        col = encode(labels, arr)
+        col = encode(prepared)
         if self.missing == "raise" and col.missing is not None:
             k = int(col.missing.sum())
             raise ValueError(f"{what} {name!r} has missing labels: {missing_advice(k, len(col))}")

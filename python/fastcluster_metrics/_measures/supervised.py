@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
-from .._labels.codes import check_missing, has_own_codes
+from .._labels.codes import check_missing, prepare
 from .._labels.weights import with_weights_doc
 from .._table import given
 from .._table.count import Table, count_labels, count_one, ordered_cells
@@ -576,8 +576,9 @@ def entropy(
     """
     check_array_like("entropy", labels=labels)
     missing = check_missing("entropy", missing)
-    if not has_own_codes(labels):
-        labels = np.asarray(labels)  # as count_one makes it (no copy of an array)
+    arr = prepare(labels, None).arr
+    if arr is not None:
+        labels = arr  # as count_one makes it (no copy of an array)
         if labels.ndim != 1:
             raise ValueError(f"labels must be 1D: shape is {labels.shape!r}")
     if sample_weight is not None:

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._labels.codes import encode, missing_advice, validated
+from .._labels.codes import encode, missing_advice, prepare
 
 __all__ = [
     "CHUNK_ROWS",
@@ -154,8 +154,7 @@ def _refuse_rows(func: str, name: str, block: NDArray[Any], start: int) -> None:
 def _label_codes(func: str, name: str, labels: Any) -> tuple[NDArray[np.intp], NDArray[Any]]:
     """Any 1-D labels as dense codes ``0..k-1`` (the package's encoding) and the label of each
     code; missing refused."""
-    arr = validated(labels, "raise")
-    column = encode(labels, arr)
+    column = encode(prepare(labels))
     if column.missing is not None:
         count = int(column.missing.sum())
         raise _error(func, name, f"has missing labels: {missing_advice(count, len(column))}")

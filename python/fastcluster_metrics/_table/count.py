@@ -26,8 +26,7 @@ from .._labels.codes import (
     encode_pair,
     missing_advice,
     native_contiguous,
-    shape_of,
-    validated,
+    prepare,
 )
 from .._labels.weights import (
     check_class_weight,
@@ -136,11 +135,7 @@ def count_labels(
     then :func:`count_columns` checks their shapes, encodes them and counts them in one pass;
     class weights then scale the table's rows. ``allow_zero``: weights all 0 give the empty
     table (a chunk of a stream), not an error."""
-    check_array_like(func, allow_none=allow_none, labels_true=labels_true, labels_pred=labels_pred)
-    policy = check_missing(func, missing)
-    weights = None
-    if sample_weight is not None:
-        weights = check_sample_weight(func, sample_weight, _n_samples(labels_true))
+    policy, weights = _checked(func, labels_true, labels_pred, missing, sample_weight, allow_none)
     class_weight = check_class_weight(func, class_weight)
     if class_weight is not None:
         cells = True
@@ -171,11 +166,7 @@ def count_samples(
     """:func:`count_labels` for a call that goes back to the samples after counting them:
     also the core's table whose cells the samples are gathered from (the weighted table's
     structure, in the same cell order), and which samples were kept (None: all)."""
-    check_array_like(func, labels_true=labels_true, labels_pred=labels_pred)
-    policy = check_missing(func, missing)
-    weights = None
-    if sample_weight is not None:
-        weights = check_sample_weight(func, sample_weight, _n_samples(labels_true))
+    policy, weights = _checked(func, labels_true, labels_pred, missing, sample_weight)
     true, pred = encode_both(labels_true, labels_pred, policy, stacklevel=4)
     keep = None
     if policy == "drop" and (true.missing is not None or pred.missing is not None):
@@ -189,6 +180,24 @@ def count_samples(
         return counted, counted, true, pred, keep
     structure, table = _count_weighted(true, pred, weights, func)
     return structure, table, true, pred, keep
+
+
+def _checked(
+    func: str,
+    labels_true: Any,
+    labels_pred: Any,
+    missing: object,
+    sample_weight: Any,
+    allow_none: bool = False,
+) -> tuple[str, NDArray[Any] | None]:
+    """The parameters of a call on two labelings, checked once: the labels are array-likes,
+    ``missing`` a policy (returned) and the samples' weights numbers (returned, or None)."""
+    check_array_like(func, allow_none=allow_none, labels_true=labels_true, labels_pred=labels_pred)
+    policy = check_missing(func, missing)
+    weights = None
+    if sample_weight is not None:
+        weights = check_sample_weight(func, sample_weight, _n_samples(labels_true))
+    return policy, weights
 
 
 def _n_samples(labels: Any) -> int:
@@ -229,15 +238,15 @@ def count_many(
     ``predictions`` is a list of labelings, or a 2-D array with one labeling per column;
     integer columns of a C-ordered array are all counted in one pass over its rows (unless
     weighted). ``sample_weight`` and ``class_weight`` as :func:`count_labels` takes them."""
-    arr_true = validated(labels_true, missing)
-    shape_true = shape_of(labels_true, arr_true)
+    prepared = prepare(labels_true, missing)
+    shape_true = prepared.shape
     if len(shape_true) != 1:
         raise ValueError(f"labels_true must be 1D: shape is {shape_true!r}")
     weights = None
     if sample_weight is not None:
         weights = check_sample_weight(func, sample_weight, shape_true[0])
     class_weight = check_class_weight(func, class_weight)
-    true = encode(labels_true, arr_true)
+    true = encode(prepared)
     if isinstance(predictions, np.ndarray) and predictions.ndim == 2:
         if (
             predictions.dtype.kind in "iub"
@@ -249,9 +258,9 @@ def count_many(
         predictions = [predictions[:, j] for j in range(predictions.shape[1])]
     tables = []
     for labels_pred in predictions:
-        arr_pred = validated(labels_pred, missing)
-        check_shapes(shape_true, shape_of(labels_pred, arr_pred))
-        t, p, w = apply_missing(true, encode(labels_pred, arr_pred), missing, weights)
+        pred = prepare(labels_pred, missing)
+        check_shapes(shape_true, pred.shape)
+        t, p, w = apply_missing(true, encode(pred), missing, weights)
         table = count_pair(t, p, w, True, func)
         if class_weight is not None and table.shape[0]:
             factors = class_factors(
@@ -286,8 +295,7 @@ def _count_matrix(
 
 def count_one(labels: Any, *, missing: str = "raise") -> _native.Table:
     """The one-column table of a single labeling (its class sizes are the row sums)."""
-    arr = validated(labels, missing)
-    col = encode(labels, None if arr is None else arr.reshape(-1))
+    col = encode(prepare(labels, missing).flat())
     if col.missing is not None:
         if missing == "raise":
             what = "Input contains NaN." if col.nan else "labels has missing labels:"

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._embedding.silhouette import silhouette_samples
-from .._labels.codes import check_missing, encode, missing_advice, shape_of, validated
+from .._labels.codes import check_missing, encode, missing_advice, prepare
 from .._utils.natural import natural_order
 from ._embedding import _numbers
 from ._heatmap import TICK_POINTS, _laid_out, _text
@@ -93,15 +93,15 @@ def _clusters(
     and the mean of them all (summed as ``silhouette_score`` sums them). Kept are the
     samples with a silhouette (not NaN) and, unless ``missing="cluster"`` counts them as one
     more cluster, a label."""
-    arr = validated(labels, "drop")  # missing labels are marked here, refused below
-    shape = shape_of(labels, arr)
+    prepared = prepare(labels, "drop")  # missing labels are marked here, refused below
+    shape = prepared.shape
     if len(shape) != 1:
         raise ValueError(f"labels must be one labeling (1-D); got shape {shape}")
     if shape[0] != values.shape[0]:
         raise ValueError(
             f"labels has {shape[0]:,} samples but samples has {values.shape[0]:,} silhouettes"
         )
-    column = encode(labels, arr)
+    column = encode(prepared)
     keep = ~np.isnan(values)
     if column.missing is not None and missing != "cluster":
         stray = column.missing & keep  # (none when computed: the policy is applied)
