@@ -295,7 +295,10 @@ OTHER_NOTATION: dict[str, str] = {
         r" ``metric=``; :math:`\mathrm{s}_s(y)` is sample :math:`s`'s silhouette under the"
         r" labels :math:`y`; for scIB's scores, :math:`C_c` holds the :math:`n_c` cells of"
         r" cell type :math:`c`, found in :math:`B_c` batches, and :math:`C'` the types of more"
-        r" than one batch and fewer batches than cells."
+        r" than one batch and fewer batches than cells; for PCR, :math:`X_c` is :math:`X`"
+        r" centred, :math:`P_b` the projection on the batches (one-hot), :math:`R^2_j` and"
+        r" :math:`\operatorname{var}_j` the share of principal component :math:`j` the batches"
+        r" explain and its variance."
     ),
     "graph": (
         r"A neighbour graph: each cell :math:`i` has neighbours :math:`N(i)` at distances"
@@ -376,6 +379,22 @@ OTHER_FORMULAS: dict[str, str] = {
         r" \frac{\mathrm{s}_s(y) + 1}{2}, \qquad"
         r" I = \{c : B_c = \min_{c'} B_{c'}\}"
     ),
+    "nmi_ari_cluster_labels_kmeans_nmi": (
+        r"\mathrm{NMI}(y, \hat y), \qquad \hat y = \text{k-means of } X"
+        r" \text{ into } C \text{ clusters (the best of 10 k-means++ starts)}"
+    ),
+    "nmi_ari_cluster_labels_kmeans_ari": (
+        r"\mathrm{ARI}(y, \hat y), \qquad \hat y = \text{k-means of } X"
+        r" \text{ into } C \text{ clusters}"
+    ),
+    "pcr_comparison": (
+        r"\frac{\mathrm{PCR}(X_{\text{pre}}) - \mathrm{PCR}(X_{\text{post}})}"
+        r"{\mathrm{PCR}(X_{\text{pre}})} \text{, set to 0 where negative}"
+    ),
+    "principal_component_regression": (
+        r"\mathrm{PCR}(X) = \frac{\sum_j R^2_j \operatorname{var}_j}{\sum_j \operatorname{var}_j}"
+        r" = \frac{\lVert P_b X_c \rVert^2}{\lVert X_c \rVert^2}"
+    ),
     "ilisi_knn": (
         r"\mathrm{iLISI} = \frac{\operatorname{median}_i \mathrm{LISI}_i(\text{batch}) - 1}"
         r"{B - 1}, \qquad \mathrm{LISI}_i = \Big( \sum_l \big( \sum_{j \in N(i),\, y_j = l}"
@@ -393,5 +412,12 @@ OTHER_FORMULAS: dict[str, str] = {
     ),
     "kbet_per_label": (r"\frac{1}{|C'|} \sum_{c \in C'} \mathrm{kBET}(G_c)"),
     "graph_connectivity": (r"\mathrm{GC} = \frac{1}{|C|} \sum_c \frac{|\mathrm{LSCC}(G_c)|}{n_c}"),
+    "nmi_ari_cluster_labels_leiden_nmi": (
+        r"\max_{r \in \{0.2, 0.4, \ldots, 2\}} \mathrm{NMI}(y, \hat y_r), \qquad"
+        r" \hat y_r = \text{Leiden clusters of } G \text{ at resolution } r"
+    ),
+    "nmi_ari_cluster_labels_leiden_ari": (
+        r"\mathrm{ARI}(y, \hat y_{r^*}), \qquad r^* \text{ the resolution of highest NMI}"
+    ),
 }
 """The formula of each measure of another kind than a table (the catalogue's ``OTHERS``)."""

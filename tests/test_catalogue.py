@@ -4,6 +4,7 @@ measures page agree with it."""
 
 import inspect
 import math
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -378,6 +379,48 @@ def test_the_other_kinds_kernels_compute_their_public_functions():
         assert row.kernel(g, **row.options) == want, row.name
 
 
+def test_the_scib_rows_kernels_compute_their_public_functions():
+    """The k-means and PCR rows (two rows of one dict each for k-means and Leiden) give the
+    public functions' values."""
+    pytest.importorskip("sklearn")
+    rng = np.random.default_rng(5)
+    labels = np.repeat(np.arange(3), 40)
+    x = rng.normal(size=(120, 4)) + labels[:, None] * 3.0
+    batches = rng.integers(0, 2, 120)
+    found = fcm.nmi_ari_cluster_labels_kmeans(x, labels)
+    rows = _catalogue.CATALOGUE
+    assert rows["nmi_ari_cluster_labels_kmeans_nmi"].kernel(x, labels) == found["nmi"]
+    assert rows["nmi_ari_cluster_labels_kmeans_ari"].kernel(x, labels) == found["ari"]
+    post = x + batches[:, None] * 0.5
+    assert rows["pcr_comparison"].kernel(post + batches[:, None], post, batches) == (
+        fcm.pcr_comparison(post + batches[:, None], post, batches)
+    )
+    assert rows["principal_component_regression"].kernel(post, batches) == (
+        fcm.principal_component_regression(post, batches)
+    )
+    leiden = rows["nmi_ari_cluster_labels_leiden_ari"]
+    assert leiden.kind == _catalogue.GRAPH
+    assert leiden.function_name == "nmi_ari_cluster_labels_leiden"
+    assert "Leiden" in leiden.kernel.__doc__
+
+
+def test_the_benchmarks_metrics_and_columns_come_from_the_catalogue():
+    """Every metric of scib_benchmark's groups is a row's function; its columns are the rows'
+    scib-metrics names, and each graph metric reads a number of neighbours from its row."""
+    from fastcluster_metrics._scib import metrics
+
+    functions = {row.function_name for row in _catalogue.CATALOGUE.values() if row.scib_column}
+    groups = [f.name for g in (fcm.BioConservation, fcm.BatchCorrection) for f in fields(g)]
+    assert set(groups) <= functions
+    for row in _catalogue.CATALOGUE.values():
+        assert metrics.CLEAN_NAMES.get(row.name, "") == row.scib_column
+        if row.scib_column and row.function_name in groups:
+            wants_graph = row.kind == _catalogue.GRAPH
+            assert (metrics.GRAPH_NEIGHBORS.get(row.function_name, 0) > 0) == wants_graph
+    assert metrics.MAX_NEIGHBORS == 90
+    assert metrics.GRAPH_NEIGHBORS["kbet_per_label"] == 50
+
+
 def test_evaluate_names_the_function_of_a_measure_of_another_kind():
     with pytest.raises(fcm.InvalidParameterError, match=r"fastcluster_metrics\.omega_index\("):
         fcm.evaluate(TRUTH, PRED, metrics=["ARI", "Omega"])
@@ -401,7 +444,17 @@ def _categories() -> dict[str, set[str]]:
     kinds = {k: {r.name for r in rows if r.kind == k} for k in _catalogue.KINDS}
     found = {f"kind {k}": v for k, v in kinds.items()}
     found |= {f"kinds {a} and {b}": kinds[a] | kinds[b] for a in kinds for b in kinds if a < b}
-    for flag in ("default", "in_sklearn", "merges", "plotted", "counts", "adjusted"):
+    for flag in (
+        "default",
+        "in_sklearn",
+        "merges",
+        "plotted",
+        "counts",
+        "adjusted",
+        "in_scib",
+        "scib_column",
+        "scib_neighbors",
+    ):
         found[flag] = {r.name for r in rows if getattr(r, flag)}
     found["per_sample"] = {r.name for r in rows if r.per_sample is not None}
     return {k: v for k, v in found.items() if len(v) >= 2}

@@ -209,7 +209,7 @@ def test_connectivities_are_umaps(adata, benchmarker):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from umap.umap_ import fuzzy_simplicial_set
-    from fastcluster_metrics._scib.connectivities import fuzzy_connectivities
+    from fastcluster_metrics._graph.umap import fuzzy_connectivities
 
     indices, distances = _exact(adata.obsm["X_half"], 15)
     want = fuzzy_simplicial_set(

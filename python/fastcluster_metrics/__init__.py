@@ -9,6 +9,7 @@ supervised scores, computed from a contingency table built in one Rust pass.
 from ._embedding.approximate import approximate_silhouette_samples, approximate_silhouette_score
 from ._embedding.bicluster import consensus_score
 from ._embedding.dispersion import calinski_harabasz_score, davies_bouldin_score
+from ._embedding.pcr import pcr_comparison, principal_component_regression
 from ._embedding.scib import bras, isolated_labels, silhouette_batch, silhouette_label
 from ._embedding.silhouette import silhouette_samples, silhouette_score
 from ._graph import (
@@ -43,6 +44,7 @@ from ._many.uncertainty import (
     permutation_test,
 )
 from ._measures import functions as _functions
+from ._measures.clusterings import nmi_ari_cluster_labels_kmeans, nmi_ari_cluster_labels_leiden
 from ._measures.contingency import Contingency
 from ._measures.evaluate import Evaluation, evaluate
 from ._measures.expected import expected_mutual_information
@@ -66,15 +68,7 @@ from ._measures.supervised import (
     v_measure_score,
 )
 from ._native import num_threads
-from ._scib import (
-    BatchCorrection,
-    BioConservation,
-    nmi_ari_cluster_labels_kmeans,
-    nmi_ari_cluster_labels_leiden,
-    pcr_comparison,
-    principal_component_regression,
-    scib_benchmark,
-)
+from ._scib import BatchCorrection, BioConservation, scib_benchmark
 from ._soft.covers import (
     extended_bcubed_precision_recall_f,
     omega_index,

@@ -36,12 +36,14 @@ from typing import Any
 
 from .._embedding.approximate import approximate_silhouette_score
 from .._embedding.dispersion import calinski_harabasz_score, davies_bouldin_score
+from .._embedding.pcr import pcr_comparison, principal_component_regression
 from .._embedding.scib import bras, isolated_labels, silhouette_batch, silhouette_label
 from .._embedding.silhouette import silhouette_score
 from .._graph import clisi_knn, graph_connectivity, ilisi_knn, kbet, kbet_per_label
 from .._soft import covers
 from .._soft.frobenius import FrobeniusSums
 from .._utils.params import InvalidParameterError
+from .clusterings import nmi_ari_cluster_labels_kmeans, nmi_ari_cluster_labels_leiden
 from .contingency import Contingency
 from .matching import (
     PerSample,
@@ -68,9 +70,12 @@ FAMILIES = (PAIRS, INFORMATION, MATCHING)
 SILHOUETTE = "silhouette"
 DISPERSION = "dispersion"
 NEIGHBOURHOOD = "neighbourhood"
-OTHER_FAMILIES = (SILHOUETTE, DISPERSION, NEIGHBOURHOOD)
+VARIANCE = "variance explained"
+OTHER_FAMILIES = (SILHOUETTE, DISPERSION, NEIGHBOURHOOD, VARIANCE)
 """The families of an embedding's measures (the silhouettes; the ratios of the clusters'
-spreads and separations) and of a graph's (how the neighbourhoods mix labels)."""
+spreads and separations; the share of its variance that batches explain) and of a graph's
+(how the neighbourhoods mix labels). The NMI and ARI of an embedding's clusterings are of
+the table's families."""
 
 TABLE = "table"
 MEMBERSHIPS = "memberships"
@@ -143,6 +148,13 @@ class Measure:
     in_scib: bool = False
     """In scIB's table of an integration's scores, as :func:`scib_scores_adata` and the
     command line's ``--embedding`` and ``--graph`` report it."""
+    scib_column: str = ""
+    """Its column in scib-metrics' ``Benchmarker`` table (the name ``metric_name_cleaner``
+    gives it), as :func:`scib_benchmark` gives it; empty where that table has none."""
+    scib_neighbors: int = 0
+    """The neighbours of each cell (the cell itself counted) it reads in
+    :func:`scib_benchmark`: the first of one search, as ``Benchmarker.prepare`` subsets them;
+    0 for a measure of the embedding."""
     plotted: bool = False
     """Drawn by :func:`~fastcluster_metrics.plot.plot_scores` when it scores labels itself."""
     per_sample: PerSample | None = None
@@ -372,6 +384,20 @@ MEASURES: dict[str, Measure] = _rows(
 _F = FrobeniusSums
 _SOFT: dict[str, Any] = {"function": "", "cells": False}
 _COVER: dict[str, Any] = {"kind": COVERS, "cells": False}
+
+
+def _part(function: Callable[..., dict[str, float]], key: str) -> Callable[..., float]:
+    """The kernel of one score of ``function``'s dict (``"nmi"`` of
+    :func:`nmi_ari_cluster_labels_kmeans`): the function, and that score of what it gives."""
+
+    def kernel(*args: Any, **kwargs: Any) -> float:
+        return function(*args, **kwargs)[key]
+
+    kernel.__name__ = kernel.__qualname__ = f"{function.__name__}_{key}"
+    kernel.__doc__ = f"The {key.upper()} of ``{function.__name__}``.\n\n{function.__doc__}"
+    return kernel
+
+
 _EMBEDDING: dict[str, Any] = {"kind": EMBEDDING, "cells": False}
 _GRAPH: dict[str, Any] = {"kind": GRAPH, "cells": False}
 
@@ -407,19 +433,45 @@ OTHERS: dict[str, Measure] = _rows(
             ("approximate ASW",), **_EMBEDDING, range=SIGNED),
     # scIB's silhouettes of an embedding, its cell types and batches (rescaled to [0, 1])
     Measure("silhouette_label", silhouette_label, SILHOUETTE, ("cell-type ASW",),
-            **_EMBEDDING, in_scib=True),
+            **_EMBEDDING, in_scib=True, scib_column="Silhouette label"),
     Measure("silhouette_batch", silhouette_batch, SILHOUETTE, ("batch ASW",), **_EMBEDDING,
-            in_scib=True),
-    Measure("bras", bras, SILHOUETTE, ("BRAS",), **_EMBEDDING, in_scib=True),
+            in_scib=True, scib_column="Silhouette batch"),
+    Measure("bras", bras, SILHOUETTE, ("BRAS",), **_EMBEDDING, in_scib=True,
+            scib_column="BRAS"),
     Measure("isolated_labels", isolated_labels, SILHOUETTE, ("isolated labels",),
-            **_EMBEDDING, in_scib=True),
+            **_EMBEDDING, in_scib=True, scib_column="Isolated labels"),
+    # scIB's scores of an embedding's k-means clusters (two of one function's dict), and how
+    # much of its variance the batches explain, before and after integration
+    Measure("nmi_ari_cluster_labels_kmeans_nmi", _part(nmi_ari_cluster_labels_kmeans, "nmi"),
+            INFORMATION, ("KMeans NMI",), **_EMBEDDING,
+            function="nmi_ari_cluster_labels_kmeans", scib_column="KMeans NMI"),
+    Measure("nmi_ari_cluster_labels_kmeans_ari", _part(nmi_ari_cluster_labels_kmeans, "ari"),
+            PAIRS, ("KMeans ARI",), **_EMBEDDING, range=SIGNED, adjusted=True,
+            function="nmi_ari_cluster_labels_kmeans", scib_column="KMeans ARI"),
+    Measure("pcr_comparison", pcr_comparison, VARIANCE, ("PCR comparison",), **_EMBEDDING,
+            scib_column="PCR comparison"),
+    Measure("principal_component_regression", principal_component_regression, VARIANCE,
+            ("PCR",), **_EMBEDDING, **_DISTANCE),
     # a neighbour graph and labels of its cells (scIB's): the kernel is the public function
-    Measure("ilisi_knn", ilisi_knn, NEIGHBOURHOOD, ("iLISI",), **_GRAPH, in_scib=True),
-    Measure("clisi_knn", clisi_knn, NEIGHBOURHOOD, ("cLISI",), **_GRAPH, in_scib=True),
+    Measure("ilisi_knn", ilisi_knn, NEIGHBOURHOOD, ("iLISI",), **_GRAPH, in_scib=True,
+            scib_column="iLISI", scib_neighbors=90),
+    Measure("clisi_knn", clisi_knn, NEIGHBOURHOOD, ("cLISI",), **_GRAPH, in_scib=True,
+            scib_column="cLISI", scib_neighbors=90),
     Measure("kbet", kbet, NEIGHBOURHOOD, ("kBET",), **_GRAPH, in_scib=True),
-    Measure("kbet_per_label", kbet_per_label, NEIGHBOURHOOD, ("kBET per label",), **_GRAPH),
+    Measure("kbet_per_label", kbet_per_label, NEIGHBOURHOOD, ("kBET per label",), **_GRAPH,
+            scib_column="KBET", scib_neighbors=50),
     Measure("graph_connectivity", graph_connectivity, NEIGHBOURHOOD,
-            ("GC", "graph connectivity"), **_GRAPH, in_scib=True),
+            ("GC", "graph connectivity"), **_GRAPH, in_scib=True,
+            scib_column="Graph connectivity", scib_neighbors=15),
+    # the NMI and ARI of the graph's Leiden clusters (two of one function's dict)
+    Measure("nmi_ari_cluster_labels_leiden_nmi", _part(nmi_ari_cluster_labels_leiden, "nmi"),
+            INFORMATION, ("Leiden NMI",), **_GRAPH,
+            function="nmi_ari_cluster_labels_leiden", scib_column="Leiden NMI",
+            scib_neighbors=15),
+    Measure("nmi_ari_cluster_labels_leiden_ari", _part(nmi_ari_cluster_labels_leiden, "ari"),
+            PAIRS, ("Leiden ARI",), **_GRAPH, range=SIGNED, adjusted=True,
+            function="nmi_ari_cluster_labels_leiden", scib_column="Leiden ARI",
+            scib_neighbors=15),
 )
 # fmt: on
 """The measures of the other kinds (:data:`KINDS`), by full name."""

@@ -1,10 +1,11 @@
 """scIB's benchmark of integrations (Luecken et al. 2022), as scib-metrics' ``Benchmarker``
 runs it, in one call (``benchmark.py``): the metrics, their groups and column names
-(``metrics.py``), each embedding's neighbours (``neighbors.py``), UMAP's connectivities of a
-neighbour graph (``connectivities.py``), the diffusion map and per-label kBET
-(``diffusion.py``, ``kbet.py``), the NMI and ARI of k-means and Leiden clusterings
-(``clustering.py``), principal component regression (``pcr.py``) and the score table with
-its aggregates (``table.py``).
+(``metrics.py``, the names from the catalogue), each embedding's neighbours
+(``neighbors.py``), the diffusion map and per-label kBET (``diffusion.py``, ``kbet.py``) and
+the score table with its aggregates (``table.py``). The measures it adds to those of
+``_embedding`` and ``_graph`` are the catalogue's: the NMI and ARI of k-means and Leiden
+clusterings (``_measures/clusterings.py``) and principal component regression
+(``_embedding/pcr.py``).
 
 Imports ``_utils``, ``_embedding``, ``_graph``, ``_measures`` and ``_io``. Needs pandas,
 scipy and scikit-learn (``pip install 'fastcluster-metrics[scib]'``), python-igraph for
@@ -14,16 +15,6 @@ Leiden, imported when a function is first called.
 from __future__ import annotations
 
 from .benchmark import scib_benchmark
-from .clustering import nmi_ari_cluster_labels_kmeans, nmi_ari_cluster_labels_leiden
 from .metrics import BatchCorrection, BioConservation
-from .pcr import pcr_comparison, principal_component_regression
 
-__all__ = [
-    "BatchCorrection",
-    "BioConservation",
-    "nmi_ari_cluster_labels_kmeans",
-    "nmi_ari_cluster_labels_leiden",
-    "pcr_comparison",
-    "principal_component_regression",
-    "scib_benchmark",
-]
+__all__ = ["BatchCorrection", "BioConservation", "scib_benchmark"]

@@ -17,23 +17,24 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._embedding.pcr import pca_coordinates, pcr_comparison
 from .._embedding.scib import bras, isolated_labels, silhouette_label
 from .._embedding.validation import check_features, check_labelings
 from .._graph import clisi_knn, graph_connectivity, ilisi_knn
 from .._io.anndata_embedding import _column, _slot
+from .._measures.clusterings import nmi_ari_cluster_labels_kmeans, nmi_ari_cluster_labels_leiden
 from .._utils.public import public
 from . import neighbors as _neighbors
-from .clustering import nmi_ari_cluster_labels_kmeans, nmi_ari_cluster_labels_leiden
 from .kbet import kbet_per_label
 from .metrics import (
     BATCH_CORRECTION,
     BIO_CONSERVATION,
+    GRAPH_NEIGHBORS,
     MAX_NEIGHBORS,
     BatchCorrection,
     BioConservation,
     selected,
 )
-from .pcr import pca_coordinates, pcr_comparison
 from .table import results_table
 
 __all__ = ["scib_benchmark"]
@@ -71,24 +72,24 @@ def _score(name: str, emb: _Embedding, kwargs: dict[str, Any], pre: Any, compute
     if name == "isolated_labels":
         return isolated_labels(emb.x, emb.labels, emb.batches, **kwargs)
     if name == "nmi_ari_cluster_labels_leiden":
-        return nmi_ari_cluster_labels_leiden(emb.graph(15), emb.labels, **kwargs)
+        return nmi_ari_cluster_labels_leiden(emb.graph(GRAPH_NEIGHBORS[name]), emb.labels, **kwargs)
     if name == "nmi_ari_cluster_labels_kmeans":
         return nmi_ari_cluster_labels_kmeans(emb.x, emb.labels, **kwargs)
     if name == "silhouette_label":
         return silhouette_label(emb.x, emb.labels, **kwargs)
     if name == "clisi_knn":
-        return clisi_knn(emb.graph(90), emb.labels, **kwargs)
+        return clisi_knn(emb.graph(GRAPH_NEIGHBORS[name]), emb.labels, **kwargs)
     if name == "bras":
         return bras(emb.x, emb.labels, emb.batches, **kwargs)
     if name == "ilisi_knn":
-        return ilisi_knn(emb.graph(90), emb.batches, **kwargs)
+        return ilisi_knn(emb.graph(GRAPH_NEIGHBORS[name]), emb.batches, **kwargs)
     if name == "kbet_per_label":
-        indices, distances = emb.graph(50)
+        indices, distances = emb.graph(GRAPH_NEIGHBORS[name])
         return kbet_per_label(
             indices, distances, emb.batches, emb.labels, **{"computer": computer, **kwargs}
         )
     if name == "graph_connectivity":
-        return graph_connectivity(emb.graph(15), emb.labels, **kwargs)
+        return graph_connectivity(emb.graph(GRAPH_NEIGHBORS[name]), emb.labels, **kwargs)
     if name == "pcr_comparison":
         return pcr_comparison(pre(), emb.x, emb.batches, **{"categorical": True, **kwargs})
     raise AssertionError(f"no metric {name}")  # pragma: no cover - metrics.py's names

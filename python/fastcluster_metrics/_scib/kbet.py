@@ -3,7 +3,7 @@ column of ``Benchmarker``'s table.
 
 For each label: skipped (NaN) under 10 cells or with one batch; ``k0 = min(70, max(10,
 floor(mean batch size / 4)))``; the label's cells in UMAP's connectivities of the 50-neighbour
-graph (:mod:`.connectivities`), and their strongly connected components (scipy's); one
+graph (``_graph/umap.py``), and their strongly connected components (scipy's); one
 component: kBET's acceptance rate (:func:`~fastcluster_metrics.kbet`) over each cell's
 ``k0 + 1`` neighbours in the diffusion map of the label's connectivities
 (:mod:`.diffusion`); several: the same over the components of at least ``3 k0`` cells if
@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._graph.kbet import kbet
-from .connectivities import fuzzy_connectivities
+from .._graph.umap import fuzzy_connectivities
 from .diffusion import diffusion_neighbors
 
 __all__ = ["kbet_per_label"]

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._measures.catalogue import CATALOGUE
 from .._utils.public import public
 
 __all__ = [
@@ -68,32 +69,16 @@ class BatchCorrection:
 
 
 CLEAN_NAMES: dict[str, str] = {
-    "silhouette_label": "Silhouette label",
-    "silhouette_batch": "Silhouette batch",
-    "isolated_labels": "Isolated labels",
-    "nmi_ari_cluster_labels_leiden_nmi": "Leiden NMI",
-    "nmi_ari_cluster_labels_leiden_ari": "Leiden ARI",
-    "nmi_ari_cluster_labels_kmeans_nmi": "KMeans NMI",
-    "nmi_ari_cluster_labels_kmeans_ari": "KMeans ARI",
-    "clisi_knn": "cLISI",
-    "ilisi_knn": "iLISI",
-    "kbet_per_label": "KBET",
-    "bras": "BRAS",
-    "graph_connectivity": "Graph connectivity",
-    "pcr_comparison": "PCR comparison",
+    row.name: row.scib_column for row in CATALOGUE.values() if row.scib_column
 }
-"""scib-metrics' column names (``metric_name_cleaner``): the rows of two scores (NMI and ARI)
-are the metric's name and ``_nmi`` or ``_ari``."""
+"""scib-metrics' column names (``metric_name_cleaner``), from the catalogue: the rows of two
+scores (NMI and ARI) are the metric's name and ``_nmi`` or ``_ari``."""
 
 GRAPH_NEIGHBORS: dict[str, int] = {
-    "nmi_ari_cluster_labels_leiden": 15,
-    "graph_connectivity": 15,
-    "kbet_per_label": 50,
-    "clisi_knn": 90,
-    "ilisi_knn": 90,
+    str(row.function_name): row.scib_neighbors for row in CATALOGUE.values() if row.scib_neighbors
 }
 """The neighbours each graph metric reads (the cell itself counted), the first of one search
-of :data:`MAX_NEIGHBORS`, as ``Benchmarker.prepare`` subsets them."""
+of :data:`MAX_NEIGHBORS`, as ``Benchmarker.prepare`` subsets them; from the catalogue."""
 
 MAX_NEIGHBORS = max(GRAPH_NEIGHBORS.values())
 

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._embedding.validation import check_features, check_labelings
 from .._utils.public import public
+from .validation import check_features, check_labelings
 
 __all__ = ["pca_coordinates", "pcr_comparison", "principal_component_regression"]
 

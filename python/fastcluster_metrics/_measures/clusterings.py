@@ -11,7 +11,7 @@ here, which finds the clusters k-means can find whenever scib-metrics' one start
 scores agree then, and otherwise scib-metrics' start fell short.
 
 Leiden: igraph's (``objective_function="modularity"``), as scib-metrics calls it, on UMAP's
-connectivities of the 15-neighbour graph (:mod:`.connectivities`) made a directed graph and
+connectivities of the 15-neighbour graph (``_graph/umap.py``) made a directed graph and
 back with each edge twice; ten resolutions 0.2, 0.4, ..., 2.0 each from seed 42, the one of
 highest NMI kept. Needs python-igraph (``pip install 'fastcluster-metrics[leiden]'``).
 
@@ -26,9 +26,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._embedding.validation import check_features, check_labelings
-from .._measures.supervised import adjusted_rand_score, normalized_mutual_info_score
+from .._graph.umap import fuzzy_connectivities
 from .._utils.public import public
-from .connectivities import fuzzy_connectivities
+from .supervised import adjusted_rand_score, normalized_mutual_info_score
 
 __all__ = ["nmi_ari_cluster_labels_kmeans", "nmi_ari_cluster_labels_leiden"]
 
