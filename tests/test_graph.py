@@ -181,7 +181,7 @@ def test_kbet_per_label_skips_scores_and_falls_apart_as_defined() -> None:
     labels = np.repeat(np.array(["a", "b", "c"]), n // 3)
     batches = rng.integers(0, 2, n)
     batches[labels == "c"] = 0  # one batch: skipped
-    score, df = fcm.kbet_per_label((idx, dist), batches, labels, return_df=True)
+    score, df = fcm.kbet_per_label((idx, dist), batches, labels, return_df=True, diffusion=False)
     assert isinstance(df, pd.DataFrame) and list(df["cluster"]) == ["a", "b", "c"]
     assert np.isnan(df["kBET"][2])
     # A label of one piece: kBET over each cell's neighbours within the label.
@@ -200,7 +200,51 @@ def test_kbet_per_label_skips_scores_and_falls_apart_as_defined() -> None:
             p.append(special.gammaincc(0.5, ((c - e) ** 2 / e).sum() / 2))
         assert df["kBET"][j] == pytest.approx(np.mean(np.array(p) >= 0.05), abs=1e-15)
     assert score == pytest.approx(np.nanmean(df["kBET"]))
-    assert fcm.kbet_per_label((idx, dist), batches, labels) == score
+    assert fcm.kbet_per_label((idx, dist), batches, labels, diffusion=False) == score
+
+
+def test_kbet_per_label_is_the_benchmarks_kbet_column_on_every_form_of_the_graph() -> None:
+    """By default, scib-metrics' definition (the diffusion map of each label's UMAP
+    connectivities): the KBET column of scib_benchmark on the same graph, whether the graph
+    is given as arrays or as scanpy's sparse distances; each label's score in the frame."""
+    pytest.importorskip("scipy")
+    pytest.importorskip("sklearn")
+    pd = pytest.importorskip("pandas")
+    from scipy import sparse
+
+    from fastcluster_metrics._graph import kbet_diffusion
+
+    rng = np.random.default_rng(21)
+    n = 500
+    # 49 distinct neighbours a cell (a sparse matrix would sum repeated ones), itself first
+    others = np.argsort(rng.random((n, n)) + np.eye(n), axis=1)[:, :49]
+    idx = np.concatenate([np.arange(n)[:, None], others], axis=1)
+    dist = np.concatenate([np.zeros((n, 1)), np.sort(rng.random((n, 49)) * 3, axis=1)], axis=1)
+    labels = np.repeat(np.array(["t0", "t1", "t2", "t3"]), n // 4)
+    batches = rng.integers(0, 3, n)
+    batches[labels == "t3"] = 1  # one batch: skipped
+    score, df = fcm.kbet_per_label((idx, dist), batches, labels, return_df=True)
+    codes = np.unique(labels, return_inverse=True)[1]
+    want = kbet_diffusion.label_scores(idx, dist.astype(np.float32), batches, codes)
+    np.testing.assert_array_equal(df["kBET"].to_numpy(), want)
+    assert list(df["cluster"]) == ["t0", "t1", "t2", "t3"] and np.isnan(want[3])
+    assert score == kbet_diffusion.kbet_per_label(idx, dist.astype(np.float32), batches, codes)
+    assert 0.0 < score <= 1.0 and isinstance(df, pd.DataFrame)
+    # scanpy's form: the same neighbours but the cell itself, stored in any order
+    rows = np.repeat(np.arange(n), 49)
+    flip = rng.permutation(n * 49)
+    csr = sparse.csr_matrix(
+        (dist[:, 1:].ravel()[flip], (rows[flip], idx[:, 1:].ravel()[flip])), shape=(n, n)
+    )
+    assert fcm.kbet_per_label(csr, batches, labels) == score
+    # a ragged graph has no k nearest of each cell: refused, with the way out named
+    ragged = csr.tolil()
+    ragged[0, ragged.rows[0][0]] = 0
+    ragged = ragged.tocsr()
+    ragged.eliminate_zeros()
+    with pytest.raises(ValueError, match=r"cell 0 has 48 neighbours .*diffusion=False"):
+        fcm.kbet_per_label(ragged, batches, labels)
+    assert 0.0 <= fcm.kbet_per_label(ragged, batches, labels, diffusion=False) <= 1.0
 
 
 def test_kbet_per_label_scores_zero_where_the_label_falls_apart() -> None:
@@ -211,6 +255,7 @@ def test_kbet_per_label_scores_zero_where_the_label_falls_apart() -> None:
     labels = np.arange(n) % 2
     batches = (np.arange(n) // 2) % 2
     assert fcm.kbet_per_label((idx, dist), batches, labels) == 0.0
+    assert fcm.kbet_per_label((idx, dist), batches, labels, diffusion=False) == 0.0
 
 
 # --- the forms of the graph --------------------------------------------------------------
@@ -330,6 +375,27 @@ def test_bad_graphs_are_refused_one_clear_error_each() -> None:
 # --- against scib-metrics and harmonypy ---------------------------------------------------
 
 
+def test_kbet_per_label_equals_scib_metrics() -> None:
+    """Each label's score as scib-metrics' (whose ARPACK start is random and whose search is
+    approximate: a cell's last neighbour or two may differ, so to 0.02)."""
+    sm = pytest.importorskip("scib_metrics")
+    from scib_metrics.nearest_neighbors import NeighborsResults
+    from sklearn.neighbors import NearestNeighbors
+
+    rng = np.random.default_rng(0)
+    n = 1500
+    labels, batches = rng.integers(0, 4, n), rng.integers(0, 3, n)
+    x = rng.normal(size=(n, 10))
+    x[:, 0] += labels * 4.0
+    x[:, 1] += batches * 0.3
+    dist, idx = NearestNeighbors(n_neighbors=50).fit(x).kneighbors(x)
+    graph = NeighborsResults(indices=idx, distances=dist.astype(np.float32))
+    ours, ours_df = fcm.kbet_per_label(graph, batches, labels, return_df=True)
+    theirs, theirs_df = sm.kbet_per_label(graph, batches, labels, return_df=True)
+    np.testing.assert_allclose(ours_df["kBET"], theirs_df["kBET"], rtol=0, atol=0.02)
+    assert ours == pytest.approx(theirs, abs=0.02)
+
+
 def test_equals_scib_metrics() -> None:
     sm = pytest.importorskip("scib_metrics")
     from scib_metrics.nearest_neighbors import NeighborsResults
@@ -382,7 +448,7 @@ dist = np.sort(rng.random((n, k)), axis=1); dist[:, 0] = 0
 b = rng.integers(0, 4, n); lab = rng.integers(0, 6, n)
 g = (idx, dist)
 out = [fcm.lisi_knn(g, b), fcm.kbet(g, b)[1], fcm.kbet(g, b)[2],
-       np.array([fcm.graph_connectivity(g, lab), fcm.kbet_per_label(g, b, lab)])]
+       np.array([fcm.graph_connectivity(g, lab), fcm.kbet_per_label(g, b, lab, diffusion=False)])]
 sys.stdout.write(b"".join(a.tobytes() for a in out).hex())
 """
 

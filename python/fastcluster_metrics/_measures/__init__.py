@@ -5,8 +5,8 @@
 # k-means and a graph's Leiden clusterings (clusterings.py); the one registry of measures
 # (catalogue.py), its names looked up (lookup.py), its listings for users (listing.py), its
 # functions of two labelings (functions.py) and evaluate (evaluate.py).
-# Imports _native, _utils, _labels, _table, _embedding, _graph and _soft. The docstring below is the measures page's
-# "Conventions and references" (docs/measures.rst).
+# Imports _native, _utils, _labels, _table, _embedding, _graph and _soft. The docstring below
+# is the measures page's "Conventions and references" (docs/measures.rst).
 """The measures beyond scikit-learn's are methods of :class:`Contingency`.
 
 Notation used in the docstrings: ``n_ij`` is the table, ``a_i`` the class sizes (row sums),

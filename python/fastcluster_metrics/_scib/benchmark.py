@@ -17,15 +17,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._embedding import knn as _neighbors
 from .._embedding.pcr import pca_coordinates, pcr_comparison
 from .._embedding.scib import bras, isolated_labels, silhouette_label
 from .._embedding.validation import check_features, check_labelings
 from .._graph import clisi_knn, graph_connectivity, ilisi_knn
+from .._graph.kbet_diffusion import kbet_per_label
 from .._io.anndata_embedding import _column, _slot
 from .._measures.clusterings import nmi_ari_cluster_labels_kmeans, nmi_ari_cluster_labels_leiden
 from .._utils.public import public
-from . import neighbors as _neighbors
-from .kbet import kbet_per_label
 from .metrics import (
     BATCH_CORRECTION,
     BIO_CONSERVATION,

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from . import neighbors as _neighbors
+from .._embedding import knn as _neighbors
 
 __all__ = ["diffusion_embedding", "diffusion_neighbors"]
 

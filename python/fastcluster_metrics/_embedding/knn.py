@@ -1,6 +1,8 @@
-"""Each embedding's k nearest neighbours, as ``Benchmarker.prepare`` finds them: ``(n, k)``
-arrays of indices and float32 distances, each cell first among its own neighbours (at
-distance 0), nearest first, from which each graph metric takes its first 15, 50 or 90.
+"""The k nearest neighbours of each cell of an embedding: ``(n, k)`` arrays of indices and
+float32 distances, each cell first among its own neighbours (at distance 0), nearest first,
+as ``Benchmarker.prepare`` finds them (each graph metric of :func:`scib_benchmark` takes its
+first 15, 50 or 90) and as scib-metrics' per-label kBET finds them in a diffusion map
+(``_graph/diffusion.py``).
 
 Three sources: a graph already in ``obsp`` (scanpy's ``obsp["distances"]`` of
 ``sc.pp.neighbors(n_neighbors=90)``: each row's stored neighbours, the cell itself not among
@@ -19,7 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._embedding.validation import is_sparse
+from .validation import is_sparse
 
 __all__ = ["Neighbors", "from_graph", "search"]
 
@@ -29,7 +31,7 @@ Neighbors = tuple[NDArray[np.int64], NDArray[np.float32]]
 
 def _needs(what: str, extra: str = "scib") -> ImportError:
     return ImportError(
-        f"scib_benchmark needs {what} for this (pip install 'fastcluster-metrics[{extra}]')"
+        f"the neighbour search needs {what} (pip install 'fastcluster-metrics[{extra}]')"
     )
 
 
