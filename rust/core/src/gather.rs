@@ -281,7 +281,9 @@ mod tests {
         // more samples than a block.
         let n = 3 * BLOCK + 17;
         let a: Vec<i32> = (0..n).map(|i| (i * 7 % 13) as i32 - 5).collect();
-        let b: Vec<u16> = (0..n).map(|i| (i * i % 11) as u16 + 100).collect();
+        let b: Vec<u16> = (0..n)
+            .map(|i| (i as u64 * i as u64 % 11) as u16 + 100)
+            .collect();
         let t = count(&a, &b).unwrap();
         let v = values(&t);
         let got = gather(&t, &a, &b, &v, None).unwrap();

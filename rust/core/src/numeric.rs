@@ -30,8 +30,10 @@ pub(crate) const LN_SMALL: u64 = 1 << 12;
 
 /// ln x, from [`ln_small`] where it holds it (the same value).
 pub(crate) fn ln_count(x: u64) -> f64 {
-    ln_small()
-        .get(x as usize)
+    // (`try_from`, not `as`: a count past 2^32 must not wrap to a small index on 32 bits.)
+    usize::try_from(x)
+        .ok()
+        .and_then(|i| ln_small().get(i))
         .copied()
         .unwrap_or_else(|| (x as f64).ln())
 }

@@ -614,12 +614,20 @@ mod tests {
     }
 
     /// `n` samples of `distinct` pairs of keys spread over 2^40 (each pair drawn at random).
-    fn repeated_pairs(n: usize, distinct: usize, seed: u64) -> (Vec<i64>, Vec<i64>) {
+    /// `n` samples, each one of `distinct` spread pairs of labels (pair `j` made from `j`
+    /// alone, so that a billion of them need no list).
+    fn repeated_pairs(n: usize, distinct: u64, seed: u64) -> (Vec<i64>, Vec<i64>) {
         let mut next = crate::testing::xorshift(seed);
-        let pairs: Vec<(i64, i64)> = (0..distinct)
-            .map(|_| ((next() >> 24) as i64, (next() >> 24) as i64))
-            .collect();
-        (0..n).map(|_| pairs[next() as usize % distinct]).unzip()
+        let spread = |j: u64| {
+            let mut x = j.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seed;
+            x ^= x >> 29;
+            x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            (
+                (x >> 24) as i64,
+                ((x ^ (x >> 31)).wrapping_mul(0x94D0_49BB_1331_11EB) >> 24) as i64,
+            )
+        };
+        (0..n).map(|_| spread(next() % distinct)).unzip()
     }
 
     fn added_up() -> usize {

@@ -297,8 +297,8 @@ mod tests {
         // bits of 32 in some 39,000 ranges.
         let huge = Plan::new(20_000_000, (0, 9_999_999), (0, 9_999_999), 1 << 22).unwrap();
         assert_eq!(
-            (huge.shift, huge.ranges, huge.stride),
-            (32, (((10_000_000 << 24) - 1) >> 32) + 1, 1 << 24)
+            (huge.shift, huge.ranges as u64, huge.stride),
+            (32, (((10_000_000u64 << 24) - 1) >> 32) + 1, 1 << 24)
         );
         // Rows of a power of two would need 2^17 ranges here: they stay `nb` long.
         let (na, nb) = (3 << 22, (1 << 24) + 1);
