@@ -10,6 +10,7 @@ objects it holds are intact.
 
 from __future__ import annotations
 
+import gc
 import signal
 import subprocess
 import sys
@@ -340,11 +341,18 @@ def _python_calls(call: Callable[[], object]) -> list[str]:
         if event == "call" and frame.f_code.co_filename != __file__:
             calls.append(f"{frame.f_code.co_filename}:{frame.f_code.co_name}")
 
+    # A collection landing in the window runs gc.callbacks (hypothesis registers one): Python
+    # code that is not the call's. Collect first, and hold the collector off while profiling.
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
     sys.setprofile(profile)
     try:
         call()
     finally:
         sys.setprofile(None)
+        if enabled:
+            gc.enable()
     return calls
 
 
