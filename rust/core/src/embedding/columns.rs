@@ -1,9 +1,90 @@
 //! A block of distances added by columns into the sums of its columns' clusters, four rows
-//! at a time, with AVX2: four rows' runs of four values turned into four columns in
-//! registers (`unpack` and `permute2f128`, the classic 4 × 4 transpose), where the portable
-//! loop of [`super::pairs`] compiles to four scalar loads and inserts per column (measured
-//! there at a fifth of a single labeling's time on float32 data). The additions are the
-//! portable loop's, in its order, so the sums are the same to the bit on every build.
+//! at a time ([`AddColumns`]), with AVX2: four rows' runs of four values turned into four
+//! columns in registers (`unpack` and `permute2f128`, the classic 4 × 4 transpose), where
+//! the portable loop compiles to four scalar loads and inserts per column (measured at a
+//! fifth of a single labeling's time on float32 data). The additions are the portable
+//! loop's, in its order, so the sums are the same to the bit on every build.
+
+use super::float::Float;
+use crate::cpu::Kernel;
+
+/// Each column `q` of `dist` (`rows × cols`, rows `pitch` apart; the samples `first + q`)
+/// added, in `f64`, to the sums (cluster by cluster, `stride` apart) of its sample's
+/// cluster in every labeling: the rows of `Dᵀ`, read from four rows of `dist` at a time
+/// rather than from a transposed copy (which cost a sixth of a single labeling's time).
+/// Each sum takes the columns in turn: in sample order, not by cluster as the rows are
+/// ([`super::runs`]), for the columns to be read four at a time.
+pub(crate) struct AddColumns<'a, T> {
+    pub(super) dist: &'a [T],
+    pub(super) rows: usize,
+    pub(super) cols: usize,
+    pub(super) pitch: usize,
+    pub(super) clusters: &'a [u32],
+    pub(super) first: usize,
+    pub(super) n: usize,
+    pub(super) m: usize,
+    pub(super) sums: &'a mut [f64],
+    /// The distance between two clusters' sums.
+    pub(super) stride: usize,
+}
+
+impl<T: Float + Tiles> Kernel for AddColumns<'_, T> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        let (rows, cols) = (self.rows, self.cols);
+        if cols == 0 {
+            return;
+        }
+        let clusters = &self.clusters[..(self.m - 1) * self.n + self.first + cols];
+        let stride = self.stride;
+        let whole = rows / 4 * 4;
+        let tiles = cols / 4 * 4;
+        for r0 in (0..whole).step_by(4) {
+            let p = self.pitch;
+            let row = |t: usize| &self.dist[(r0 + t) * p..(r0 + t) * p + cols];
+            let (d0, d1, d2, d3) = (row(0), row(1), row(2), row(3));
+            let mut to = Target {
+                clusters,
+                n: self.n,
+                first: self.first,
+                m: self.m,
+                sums: &mut *self.sums,
+                stride,
+                r0,
+            };
+            let from = if T::add_tiles([d0, d1, d2, d3], tiles, &mut to) {
+                tiles
+            } else {
+                0
+            };
+            for q in from..cols {
+                let column = [
+                    d0[q].to_f64(),
+                    d1[q].to_f64(),
+                    d2[q].to_f64(),
+                    d3[q].to_f64(),
+                ];
+                for l in 0..self.m {
+                    let c = clusters[l * self.n + self.first + q] as usize;
+                    let s = &mut self.sums[c * stride + r0..c * stride + r0 + 4];
+                    for t in 0..4 {
+                        s[t] += column[t];
+                    }
+                }
+            }
+        }
+        for r in whole..rows {
+            let p = self.pitch;
+            for (q, &v) in self.dist[r * p..r * p + cols].iter().enumerate() {
+                for l in 0..self.m {
+                    let c = clusters[l * self.n + self.first + q] as usize;
+                    self.sums[c * stride + r] += v.to_f64();
+                }
+            }
+        }
+    }
+}
 
 /// Where four rows' columns go: row `r0`'s run of four in the sums of column `q`'s cluster
 /// in every labeling (`clusters[l * n + first + q]`), the clusters' sums `stride` apart.

@@ -10,26 +10,27 @@ use super::float::Float;
 
 /// An element type that has a GEMM.
 pub(crate) trait Gemm: Float + super::columns::Tiles {
-    /// `c[i * n + j] = Σ_k a[i * d + k] · b[j * d + k]` for `i < m`, `j < n`.
-    fn a_bt(a: &[Self], b: &[Self], m: usize, n: usize, d: usize, c: &mut [Self]);
+    /// `c[i * ldc + j] = Σ_k a[i * d + k] · b[j * d + k]` for `i < m`, `j < n` (`ldc >= n`).
+    fn a_bt(a: &[Self], b: &[Self], m: usize, n: usize, d: usize, c: &mut [Self], ldc: usize);
 }
 
 macro_rules! gemm {
     ($t:ty, $f:path) => {
         impl Gemm for $t {
             #[inline]
-            fn a_bt(a: &[$t], b: &[$t], m: usize, n: usize, d: usize, c: &mut [$t]) {
-                assert!(a.len() >= m * d && b.len() >= n * d && c.len() >= m * n);
+            fn a_bt(a: &[$t], b: &[$t], m: usize, n: usize, d: usize, c: &mut [$t], ldc: usize) {
                 if m == 0 || n == 0 {
                     return;
                 }
+                assert!(a.len() >= m * d && b.len() >= n * d);
+                assert!(ldc >= n && c.len() >= (m - 1) * ldc + n);
                 if d == 0 {
-                    c[..m * n].fill(0.0);
+                    c.chunks_mut(ldc).take(m).for_each(|r| r[..n].fill(0.0));
                     return;
                 }
-                // SAFETY: the assertion above keeps every element the call reads (A: m rows
+                // SAFETY: the assertions above keep every element the call reads (A: m rows
                 // of d at stride d; Bᵀ: n columns of d, each a row of `b`) and writes (C: m
-                // rows of n at stride n) inside the slices; `c` is borrowed mutably, so it
+                // rows of n at stride ldc) inside the slices; `c` is borrowed mutably, so it
                 // overlaps neither input. Strides fit `isize`: they are at most a slice's
                 // length.
                 unsafe {
@@ -46,7 +47,7 @@ macro_rules! gemm {
                         d as isize,
                         0.0,
                         c.as_mut_ptr(),
-                        n as isize,
+                        ldc as isize,
                         1,
                     );
                 }
@@ -67,12 +68,18 @@ mod tests {
         let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         let b = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 2.0, 2.0, 2.0, 1.0, 1.0, 1.0];
         let mut c = [0.0f64; 8];
-        f64::a_bt(&a, &b, 2, 4, 3, &mut c);
+        f64::a_bt(&a, &b, 2, 4, 3, &mut c, 4);
         assert_eq!(c, [4.0, 2.0, 12.0, 6.0, 10.0, 5.0, 30.0, 15.0]);
+        let mut wide = [-1.0f64; 10];
+        f64::a_bt(&a, &b, 2, 4, 3, &mut wide, 6);
+        assert_eq!(
+            wide,
+            [4.0, 2.0, 12.0, 6.0, -1.0, -1.0, 10.0, 5.0, 30.0, 15.0]
+        );
         let af: Vec<f32> = a.iter().map(|&v| v as f32).collect();
         let bf: Vec<f32> = b.iter().map(|&v| v as f32).collect();
         let mut cf = [0.0f32; 8];
-        f32::a_bt(&af, &bf, 2, 4, 3, &mut cf);
+        f32::a_bt(&af, &bf, 2, 4, 3, &mut cf, 4);
         assert_eq!(cf, [4.0, 2.0, 12.0, 6.0, 10.0, 5.0, 30.0, 15.0]);
     }
 }

@@ -6,7 +6,9 @@
 //!   distances to every cluster.
 //! - `chunks`: rows mapped by chunks whose partial results are added in a fixed order.
 //! - `float` and `gemm`: the element types, and the one call into the GEMM crate.
-//! - `columns`: a block of distances added by columns, four rows at a time (AVX2).
+//! - `runs`: a block of distances added into its rows' clusters' sums, a cluster's rows
+//!   at a time.
+//! - `columns`: a block of distances added by columns, four rows at a time.
 //! - `pairs`: the exact silhouette over all pairs (Euclidean, Manhattan), block pair by
 //!   block pair, each unordered pair once.
 //! - `sums`: the exact silhouette under squared Euclidean and cosine distances in
@@ -26,6 +28,7 @@ mod gemm;
 mod labelings;
 mod pairs;
 mod precomputed;
+mod runs;
 mod sums;
 #[cfg(test)]
 mod testing;

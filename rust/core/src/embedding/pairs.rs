@@ -7,14 +7,15 @@
 //! visited once: its distances `D` come from one GEMM (`x·y`, the crate's register-blocked
 //! kernel, [`super::gemm`]) turned into `sqrt(max(0, |x|² + |y|² - 2 x·y))` (exactly 0 from
 //! a sample to itself), or from a direct loop of `|x - y|` (Manhattan). While `D` is in
-//! cache, each of its rows (block `i`'s sample `a` against block `j`'s samples) is added in
-//! `f64` to block `j`'s sums for `a`'s cluster, in every labeling: `S_j[c][..] += D[a][..]`,
-//! one contiguous run of adds; the rows of `Dᵀ` go into block `i`'s sums alike.
+//! cache, its rows (block `i`'s samples against block `j`'s) are added in `f64` to block
+//! `j`'s sums of their clusters, in every labeling, `S_j[c][..] += Σ_{a in c} D[a][..]`,
+//! a cluster's rows at a time ([`super::runs`]); its columns go into block `i`'s sums
+//! one by one, four rows at a time ([`super::columns`]).
 //!
 //! The sums are kept cluster by cluster (`S[c]` a run over the block's samples), not sample
-//! by sample, because then every labeling costs one contiguous add per row of `D`, and a
-//! sample's sum for a cluster receives its terms in one order whatever the labelings: the
-//! other block's samples in turn, the blocks in the order of the rounds below. A labeling
+//! by sample, because then a cluster's rows add into one contiguous run, and a sample's sum
+//! for a cluster receives its terms in one order whatever the labelings: the other block's
+//! samples of that cluster in turn, the blocks in the order of the rounds below. A labeling
 //! scored among many (a resolution sweep) thus gets the same bits as scored alone, and the
 //! sweep costs one GEMM for all.
 //!
@@ -32,10 +33,11 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use super::chunks;
-use super::columns::{Target, Tiles};
+use super::columns::AddColumns;
 use super::float::Float;
 use super::gemm::Gemm;
 use super::labelings::{silhouette, Labelings};
+use super::runs::{AddRuns, Orders};
 use crate::alloc;
 use crate::cpu::{self, Build, Kernel};
 use crate::error::Error;
@@ -63,6 +65,8 @@ struct Prepared<'l, 'a, T> {
     norms: Vec<T>,
     /// Each sample's cluster (among all labelings') in each labeling, labeling by labeling.
     clusters: Vec<u32>,
+    /// Each block's samples in each labeling's cluster order.
+    orders: Orders,
 }
 
 /// A thread's buffers: a block's distances, a block packed by column.
@@ -74,7 +78,7 @@ struct Scratch<T> {
 impl<T: Float> Scratch<T> {
     fn new(d: usize) -> Result<Self, Error> {
         Ok(Scratch {
-            dist: alloc::filled(BLOCK * BLOCK, T::ZERO, "a block of distances")?,
+            dist: alloc::filled(BLOCK * stride(BLOCK), T::ZERO, "a block of distances")?,
             packed: alloc::filled(BLOCK * d, T::ZERO, "a block packed by column")?,
         })
     }
@@ -90,9 +94,10 @@ fn rows_of(n: usize, b: usize) -> usize {
     (n - b * BLOCK).min(BLOCK)
 }
 
-/// The distance between two clusters' runs of sums in a block of `rows`: 8 more than the
-/// rows, so that runs 2 KiB apart do not all fall in the same two sets of the L1 cache
-/// (the columns' sums read 4 rows of every run at once).
+/// The distance between two clusters' runs of sums in a block of `rows`, and between two
+/// rows of a block of distances `rows` wide: 8 more than the rows, so that runs 2 KiB apart
+/// do not all fall in the same two sets of the L1 cache (a strip of a block's rows, read
+/// in a labeling's order, took twice as long without).
 fn stride(rows: usize) -> usize {
     rows + 8
 }
@@ -277,12 +282,14 @@ fn prepare<'l, 'a, T: Float>(
     for l in 0..m {
         clusters.extend((0..n).map(|i| labelings.cluster(l, i) as u32));
     }
+    let orders = Orders::new(&clusters, n, m, BLOCK)?;
     Ok(Prepared {
         labelings,
         d,
         x: xs,
         norms,
         clusters,
+        orders,
     })
 }
 
@@ -327,21 +334,23 @@ fn pair<T: Gemm>(
     let (rows, cols) = (rows_of(n, bi), rows_of(n, bj));
     let xi = &p.x[i0 * d..(i0 + rows) * d];
     let xj = &p.x[j0 * d..(j0 + cols) * d];
-    let dist = &mut scratch.dist[..rows * cols];
+    let pitch = stride(cols);
+    let dist = &mut scratch.dist[..rows * pitch];
     match metric {
         Pairwise::Euclidean => {
-            T::a_bt(xi, xj, rows, cols, d, dist);
+            T::a_bt(xi, xj, rows, cols, d, dist, pitch);
             cpu::run_best(
                 &[Build::Avx2],
                 Euclid {
                     dist: &mut *dist,
+                    pitch,
                     ni: &p.norms[i0..i0 + rows],
                     nj: &p.norms[j0..j0 + cols],
                 },
             );
             if bi == bj {
                 for r in 0..rows {
-                    dist[r * cols + r] = T::ZERO;
+                    dist[r * pitch + r] = T::ZERO;
                 }
             }
         }
@@ -356,6 +365,7 @@ fn pair<T: Gemm>(
                 &[Build::Avx2],
                 Manhattan {
                     dist: &mut *dist,
+                    pitch,
                     xi,
                     packed,
                     d,
@@ -363,20 +373,10 @@ fn pair<T: Gemm>(
             );
         }
     }
-    let (m, ktot) = (p.labelings.m(), p.labelings.total());
+    let ktot = p.labelings.total();
     if let Some(sums_j) = sums_j {
-        cpu::run_best(
-            &[Build::Avx2],
-            AddRows {
-                dist,
-                cols,
-                clusters: &p.clusters,
-                first: i0,
-                n,
-                m,
-                sums: &mut sums_j[..ktot * stride(cols)],
-            },
-        );
+        let sums = &mut sums_j[..ktot * stride(cols)];
+        add(p, dist, rows, cols, i0, sums);
     }
     if let Some(sums_i) = sums_i {
         cpu::run_best(
@@ -385,19 +385,49 @@ fn pair<T: Gemm>(
                 dist,
                 rows,
                 cols,
+                pitch,
                 clusters: &p.clusters,
                 first: j0,
                 n,
-                m,
+                m: p.labelings.m(),
                 sums: &mut sums_i[..ktot * stride(rows)],
+                stride: stride(rows),
             },
         );
     }
 }
 
-/// `dist = sqrt(max(0, ni + nj - 2 dist))`, in place.
+/// The `rows` rows of `dist` (`cols` wide, [`stride`]`(cols)` apart; the samples
+/// `first..`) added, in `f64`, to the sums (cluster by cluster, [`stride`]`(cols)` apart)
+/// of their clusters in every labeling.
+fn add<T: Float>(
+    p: &Prepared<'_, '_, T>,
+    dist: &[T],
+    rows: usize,
+    cols: usize,
+    first: usize,
+    sums: &mut [f64],
+) {
+    cpu::run_best(
+        &[Build::Avx512, Build::Avx2],
+        AddRuns {
+            dist,
+            rows,
+            cols,
+            pitch: stride(cols),
+            orders: &p.orders,
+            first,
+            m: p.labelings.m(),
+            sums,
+            stride: stride(cols),
+        },
+    );
+}
+
+/// `dist = sqrt(max(0, ni + nj - 2 dist))`, in place (rows `pitch` apart).
 struct Euclid<'a, T> {
     dist: &'a mut [T],
+    pitch: usize,
     ni: &'a [T],
     nj: &'a [T],
 }
@@ -406,8 +436,7 @@ impl<T: Float> Kernel for Euclid<'_, T> {
     type Output = ();
     #[inline(always)]
     fn run(self) {
-        let cols = self.nj.len();
-        for (row, &a) in self.dist.chunks_exact_mut(cols.max(1)).zip(self.ni) {
+        for (row, &a) in self.dist.chunks_mut(self.pitch.max(1)).zip(self.ni) {
             for (v, &b) in row.iter_mut().zip(self.nj) {
                 let s = a + b - (*v + *v);
                 *v = if s > T::ZERO { s.sqrt() } else { T::ZERO };
@@ -416,9 +445,11 @@ impl<T: Float> Kernel for Euclid<'_, T> {
     }
 }
 
-/// `dist[r][c] = Σ_k |xi[r][k] - xj[c][k]|`, `xj` packed by column (`packed[k][c]`).
+/// `dist[r][c] = Σ_k |xi[r][k] - xj[c][k]|` (rows `pitch` apart), `xj` packed by column
+/// (`packed[k][c]`).
 struct Manhattan<'a, T> {
     dist: &'a mut [T],
+    pitch: usize,
     xi: &'a [T],
     packed: &'a [T],
     d: usize,
@@ -436,132 +467,14 @@ impl<T: Float> Kernel for Manhattan<'_, T> {
         }
         for (row, x) in self
             .dist
-            .chunks_exact_mut(cols)
+            .chunks_mut(self.pitch)
             .zip(self.xi.chunks_exact(d))
         {
+            let row = &mut row[..cols];
             row.fill(T::ZERO);
             for (&v, p) in x.iter().zip(self.packed.chunks_exact(cols)) {
                 for (o, &w) in row.iter_mut().zip(p) {
                     *o = *o + (v - w).abs();
-                }
-            }
-        }
-    }
-}
-
-/// Each row `a` of `dist` (`cols` wide; the samples `first + a`) added, in `f64`, to the
-/// sums (cluster by cluster, [`stride`]`(cols)` apart) of its sample's cluster in every
-/// labeling. By strips of [`STRIP`] columns, so that the strip of every cluster's sums
-/// stays in cache while the rows go by however many labelings there are; each sum still
-/// takes the rows in turn.
-struct AddRows<'a, T> {
-    dist: &'a [T],
-    cols: usize,
-    clusters: &'a [u32],
-    first: usize,
-    n: usize,
-    m: usize,
-    sums: &'a mut [f64],
-}
-
-/// Columns in a strip of [`AddRows`]: 512 bytes of each cluster's sums.
-const STRIP: usize = 64;
-
-impl<T: Float> Kernel for AddRows<'_, T> {
-    type Output = ();
-    #[inline(always)]
-    fn run(self) {
-        let cols = self.cols;
-        if cols == 0 {
-            return;
-        }
-        let stride = stride(cols);
-        let rows = self.dist.len() / cols;
-        for from in (0..cols).step_by(STRIP) {
-            let to = (from + STRIP).min(cols);
-            for a in 0..rows {
-                let row = &self.dist[a * cols + from..a * cols + to];
-                for l in 0..self.m {
-                    let c = self.clusters[l * self.n + self.first + a] as usize;
-                    let run = &mut self.sums[c * stride + from..c * stride + to];
-                    for (s, &v) in run.iter_mut().zip(row) {
-                        *s += v.to_f64();
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Each column `q` of `dist` (`rows × cols`; the samples `first + q`) added, in `f64`, to
-/// the sums (cluster by cluster, [`stride`]`(rows)` apart) of its sample's cluster in every
-/// labeling:
-/// the rows of `Dᵀ`, read from four rows of `dist` at a time rather than from a transposed
-/// copy (which cost a sixth of a single labeling's time). Each sum takes the columns in
-/// turn, as [`AddRows`] takes the rows.
-struct AddColumns<'a, T> {
-    dist: &'a [T],
-    rows: usize,
-    cols: usize,
-    clusters: &'a [u32],
-    first: usize,
-    n: usize,
-    m: usize,
-    sums: &'a mut [f64],
-}
-
-impl<T: Float + Tiles> Kernel for AddColumns<'_, T> {
-    type Output = ();
-    #[inline(always)]
-    fn run(self) {
-        let (rows, cols) = (self.rows, self.cols);
-        if cols == 0 {
-            return;
-        }
-        let clusters = &self.clusters[..(self.m - 1) * self.n + self.first + cols];
-        let stride = stride(rows);
-        let whole = rows / 4 * 4;
-        let tiles = cols / 4 * 4;
-        for r0 in (0..whole).step_by(4) {
-            let strip = &self.dist[r0 * cols..(r0 + 4) * cols];
-            let (d0, rest) = strip.split_at(cols);
-            let (d1, rest) = rest.split_at(cols);
-            let (d2, d3) = rest.split_at(cols);
-            let mut to = Target {
-                clusters,
-                n: self.n,
-                first: self.first,
-                m: self.m,
-                sums: &mut *self.sums,
-                stride,
-                r0,
-            };
-            let from = if T::add_tiles([d0, d1, d2, d3], tiles, &mut to) {
-                tiles
-            } else {
-                0
-            };
-            for q in from..cols {
-                let column = [
-                    d0[q].to_f64(),
-                    d1[q].to_f64(),
-                    d2[q].to_f64(),
-                    d3[q].to_f64(),
-                ];
-                for l in 0..self.m {
-                    let c = clusters[l * self.n + self.first + q] as usize;
-                    let s = &mut self.sums[c * stride + r0..c * stride + r0 + 4];
-                    for t in 0..4 {
-                        s[t] += column[t];
-                    }
-                }
-            }
-        }
-        for r in whole..rows {
-            for (q, &v) in self.dist[r * cols..(r + 1) * cols].iter().enumerate() {
-                for l in 0..self.m {
-                    let c = clusters[l * self.n + self.first + q] as usize;
-                    self.sums[c * stride + r] += v.to_f64();
                 }
             }
         }
