@@ -313,6 +313,31 @@ def test_a_sparse_graph_with_rows_of_different_lengths() -> None:
     np.testing.assert_allclose(lisi, ref_lisi(rows, dists, labels, 3), rtol=1e-12)
 
 
+def test_a_sparse_graph_that_stores_each_cell_itself() -> None:
+    # scikit-learn's kneighbors_graph(..., include_self=True) stores each cell at distance 0
+    # in its own row: the same graph as scanpy's, which leaves it out, and the same scores.
+    idx, dist = random_graph(300, 12, 21)
+    n, k = idx.shape
+    with_self = sp.csr_matrix((dist.ravel(), idx.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n))
+    assert with_self.nnz == n * k and (with_self.diagonal() == 0).all()
+    rng = np.random.default_rng(22)
+    batches, labels = rng.integers(0, 3, n), rng.integers(0, 4, n)
+    for form in (to_csr(idx, dist), (idx, dist)):
+        assert fcm.kbet_per_label(with_self, batches, labels) == fcm.kbet_per_label(
+            form, batches, labels
+        )
+        assert fcm.kbet_per_label(
+            with_self, batches, labels, diffusion=False
+        ) == fcm.kbet_per_label(form, batches, labels, diffusion=False)
+        assert fcm.graph_connectivity(with_self, labels) == fcm.graph_connectivity(form, labels)
+        np.testing.assert_array_equal(fcm.kbet(with_self, batches)[2], fcm.kbet(form, batches)[2])
+        np.testing.assert_allclose(
+            fcm.lisi_knn(with_self, batches, perplexity=4),
+            fcm.lisi_knn(form, batches, perplexity=4),
+            rtol=1e-14,
+        )
+
+
 @pytest.mark.parametrize(
     "labels",
     [
