@@ -15,8 +15,10 @@ Three forms, one :class:`Graph`:
 plus one (the cell itself, as scanpy's ``n_neighbors`` counts it), so that both forms of one
 k-nearest-neighbour search have the same ``k``, the same default perplexity and the same
 scores. A sparse row may store the cell itself (scikit-learn's ``kneighbors_graph(...,
-include_self=True)``): every score passes over it, but it counts in the longest row. The indices are read as ``int32`` or ``int64``, the distances as ``float32`` or
-``float64``, without copies where they already are; each index being a cell of the graph and
+include_self=True)``): every score passes over it, but it counts in the longest row.
+
+The indices are read as ``int32`` or ``int64``, the distances as ``float32`` or ``float64``,
+without copies where they already are; each index being a cell of the graph and
 each distance finite and non-negative is checked by the core as it reads the rows.
 """
 
