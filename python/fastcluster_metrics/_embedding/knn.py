@@ -115,11 +115,11 @@ def from_graph(graph: Any, k: int, name: str, n: int) -> Neighbors:
         raise ValueError(f"obsp[{name!r}] has shape {graph.shape}, not ({n}, {n})")
     csr = graph.tocsr()
     counts = np.diff(csr.indptr).astype(np.int64)
-    rows = np.repeat(np.arange(n, dtype=np.int64), counts)
-    cols = np.asarray(csr.indices, np.int64)
-    data = np.asarray(csr.data, np.float32)
-    other = cols != rows  # a stored diagonal is the cell itself, counted first below
-    rows, cols, data = rows[other], cols[other], data[other]
+    rows, cols, data = without_self(
+        np.repeat(np.arange(n, dtype=np.int64), counts),
+        np.asarray(csr.indices, np.int64),
+        np.asarray(csr.data, np.float32),
+    )
     per_row = np.bincount(rows, minlength=n)
     short = np.flatnonzero(per_row < k - 1)
     if short.size:
@@ -128,12 +128,38 @@ def from_graph(graph: Any, k: int, name: str, n: int) -> Neighbors:
             f" benchmark reads the {k - 1} nearest of each cell (scanpy's"
             f" sc.pp.neighbors(n_neighbors={k}) keeps them)"
         )
+    if data.size and (not np.isfinite(data).all() or data.min() < 0):
+        raise ValueError(f"obsp[{name!r}] holds distances that are negative or not finite")
+    return nearest(rows, cols, data, per_row, k)
+
+
+def without_self(
+    rows: NDArray[np.int64], cols: NDArray[Any], data: NDArray[Any]
+) -> tuple[NDArray[np.int64], NDArray[Any], NDArray[Any]]:
+    """A sparse graph's entries (row, column, distance) but those of a cell in its own row: a
+    stored diagonal (scikit-learn's ``kneighbors_graph(..., include_self=True)``) is the cell
+    itself, which :func:`nearest` puts first."""
+    other = cols != rows
+    if other.all():
+        return rows, cols, data
+    return rows[other], cols[other], data[other]
+
+
+def nearest(
+    rows: NDArray[np.int64],
+    cols: NDArray[Any],
+    data: NDArray[Any],
+    per_row: NDArray[np.int64],
+    k: int,
+) -> Neighbors:
+    """Each cell's ``k - 1`` nearest entries (each row holding at least that many, the cell
+    itself not among them) as ``(n, k)`` arrays, the cell itself first at distance 0, as
+    scib-metrics' ``NeighborsResults`` holds them."""
+    n = per_row.size
     order = np.lexsort((data, rows))  # by row, then by distance (ties in stored order)
     starts = np.zeros(n, np.int64)
     np.cumsum(per_row[:-1], out=starts[1:])
     take = order[(starts[:, None] + np.arange(k - 1)).ravel()]
-    if data.size and (not np.isfinite(data).all() or data.min() < 0):
-        raise ValueError(f"obsp[{name!r}] holds distances that are negative or not finite")
     indices = np.empty((n, k), np.int64)
     indices[:, 0] = np.arange(n)
     indices[:, 1:] = cols[take].reshape(n, k - 1)

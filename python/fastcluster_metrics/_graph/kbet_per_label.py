@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import _native
+from .._embedding import knn as _neighbors
 from .kbet import _statistics
 from .kbet_diffusion import label_k0, label_scores
 from .neighbors import Graph, check_graph, check_labels
@@ -125,9 +126,8 @@ def kbet_per_label(
 def _knn_arrays(graph: Graph) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
     """The graph as ``(n, k)`` arrays, each cell first among its own neighbours, as
     scib-metrics' ``NeighborsResults`` holds them (a sparse matrix's rows, the cell itself
-    not stored: its ``k - 1`` nearest, the cell itself prepended). A sparse row that stores
-    the cell itself (scikit-learn's ``kneighbors_graph(..., include_self=True)``) has it
-    taken out first, so that it is not counted twice; the other scores pass over it."""
+    not stored: its ``k - 1`` nearest, the cell itself prepended; a stored diagonal taken
+    out first, so that the cell is not counted twice)."""
     n = graph.n
     if graph.fixed:
         k = graph.k
@@ -135,13 +135,12 @@ def _knn_arrays(graph: Graph) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
             graph.indices.reshape(n, k).astype(np.int64, copy=False),
             graph.distances.reshape(n, k).astype(np.float32, copy=False),
         )
-    counts = np.diff(graph.offsets)
-    rows = np.repeat(np.arange(n, dtype=np.int64), counts)
-    indices, distances = graph.indices, graph.distances
-    others = indices != rows
-    if not others.all():
-        rows, indices, distances = rows[others], indices[others], distances[others]
-        counts = np.bincount(rows, minlength=n)
+    rows, cols, data = _neighbors.without_self(
+        np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.offsets)),
+        graph.indices,
+        graph.distances,
+    )
+    counts = np.bincount(rows, minlength=n)
     k = int(counts.max()) + 1 if n else 1
     short = np.flatnonzero(counts < k - 1)
     if short.size:
@@ -150,13 +149,7 @@ def _knn_arrays(graph: Graph) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
             f" have {k - 1}; scib-metrics' definition reads the same number of each cell's"
             " nearest neighbours (pass diffusion=False to score each cell's own row)"
         )
-    order = np.lexsort((distances, rows))  # by row, then by distance
-    knn = np.empty((n, k), np.int64)
-    knn[:, 0] = np.arange(n)
-    knn[:, 1:] = indices[order].reshape(n, k - 1)
-    dist = np.zeros((n, k), np.float32)
-    dist[:, 1:] = distances[order].reshape(n, k - 1)
-    return knn, dist
+    return _neighbors.nearest(rows, cols, data, counts, k)
 
 
 def _within_scores(
