@@ -586,12 +586,18 @@ def test_balanced_differs_from_the_truncated_reference_by_its_rounding():
 
 
 def test_every_measure_documents_the_weights():
-    """scikit-learn's names (each public name of ``_measures/supervised.py``) and the catalogue's
-    functions carry the paragraph on weights in their docstrings."""
+    """scikit-learn's names (each public name of ``_measures/supervised.py`` and
+    ``_measures/matrices.py``) and the catalogue's functions carry the paragraph on weights in
+    their docstrings."""
     from fastcluster_metrics._labels.weights import WEIGHTS_DOC
+    from fastcluster_metrics._measures import matrices as _matrices
     from fastcluster_metrics._measures import supervised as _supervised
 
-    names = [*_supervised.__all__, *(name for name in MEASURES if hasattr(fcm, name))]
+    names = [
+        *_supervised.__all__,
+        *_matrices.__all__,
+        *(name for name in MEASURES if hasattr(fcm, name)),
+    ]
     assert len(names) > 50
     for name in names:
         assert WEIGHTS_DOC in getattr(fcm, name).__doc__, name

@@ -50,19 +50,18 @@ from ._measures.evaluate import Evaluation, evaluate
 from ._measures.expected import expected_mutual_information
 from ._measures.functions import *  # noqa: F403  (the catalogue's functions: _functions.__all__)
 from ._measures.listing import measures
+from ._measures.matrices import contingency_matrix, pair_confusion_matrix
 from ._measures.per_sample import per_sample_score
 from ._measures.supervised import (
     adjusted_mutual_info_score,
     adjusted_rand_score,
     completeness_score,
-    contingency_matrix,
     entropy,
     fowlkes_mallows_score,
     homogeneity_completeness_v_measure,
     homogeneity_score,
     mutual_info_score,
     normalized_mutual_info_score,
-    pair_confusion_matrix,
     purity_score,
     rand_score,
     v_measure_score,
@@ -74,11 +73,8 @@ from ._soft.covers import (
     omega_index,
     overlapping_normalized_mutual_info_score,
 )
-from ._soft.frobenius import (
-    FrobeniusAccumulator,
-    frobenius_adjusted_rand_score,
-    frobenius_rand_score,
-)
+from ._soft.frobenius import frobenius_adjusted_rand_score, frobenius_rand_score
+from ._soft.frobenius_stream import FrobeniusAccumulator
 from ._utils.params import InvalidParameterError
 from ._utils.versions import show_versions
 

@@ -1,10 +1,10 @@
 # The measures of a contingency table: scikit-learn's as functions of the table (scores.py) and
-# its public functions (supervised.py); the catalogue's measures by family, methods of
-# Contingency (pairs.py, information.py, matching.py, on base.py), and its reports
-# (diagnostics.py); Contingency itself (contingency.py); the NMI and ARI of an embedding's
-# k-means and a graph's Leiden clusterings (clusterings.py); the one registry of measures
-# (catalogue.py), its names looked up (lookup.py), its listings for users (listing.py), its
-# functions of two labelings (functions.py) and evaluate (evaluate.py).
+# its public functions (supervised.py; its two matrices, matrices.py); the catalogue's measures
+# by family, methods of Contingency (pairs.py, information.py, matching.py, on base.py), and
+# its reports (diagnostics.py); Contingency itself (contingency.py); the NMI and ARI of an
+# embedding's k-means and a graph's Leiden clusterings (clusterings.py); the one registry of
+# measures (catalogue.py), its names looked up (lookup.py), its listings for users
+# (listing.py), its functions of two labelings (functions.py) and evaluate (evaluate.py).
 # Imports _native, _utils, _labels, _table, _embedding, _graph and _soft. The docstring below
 # is the measures page's "Conventions and references" (docs/measures.rst).
 """The measures beyond scikit-learn's are methods of :class:`Contingency`.
