@@ -1,27 +1,40 @@
-"""Markdown tables from a pytest-benchmark JSON file written by benches/test_bench_metrics.py.
+"""The benchmarks' report: every family (``benches/test_bench_*.py``) run at one commit, and its
+tables written into ``benches/README.md``.
 
-    pytest benches --benchmark-only --benchmark-json=bench.json
-    python benches/report.py bench.json [--stat min|median|mean]
+    python benches/report.py --run                 # every family, then the README's tables
+    python benches/report.py --run --only test_bench_weights.py    # one family's tables
+    python benches/report.py --run --keep DIR      # ... keeping each family's JSON in DIR
+    python benches/report.py --write DIR           # the README's tables again from DIR
+    python benches/report.py bench.json [...]      # print the tables of files already written
 
-Prints the machine, then one row per benchmark group (a metric at one size): the times
-of ours, scikit-learn and the floor (NumPy reading the inputs once), sklearn/ours
-(how many times faster ours is) and ours/floor (how far ours is from reading its
-inputs once), then the two ratios as a metric x size table. A missing case (scikit-learn
-at 1e7 without FCM_BENCH_FULL=1) shows as "-". Peers (genieclust, permetrics; from
-benches/test_bench_shapes.py) get a time and a peer/ours column each, where present.
+``--run`` runs each family as ``pytest <file> --benchmark-only --benchmark-json=<file>.json``
+(``FCM_BENCH_FULL`` as the environment has it), then replaces, in the README, the text between
+``<!-- report: <file> -->`` and ``<!-- /report -->`` with that family's table, and the text
+between ``<!-- report: machine -->`` and ``<!-- /report -->`` with the commit, the CPU, the
+core's build in use and the versions. A family without its markers is an error.
+
+A table has one row per benchmark group (the cases timed on the same inputs) and one column per
+case, in the order of the run. Each cell is the case's time (the minimum of its rounds, or
+``--stat``) and, after the row's reference case ("ours", else the first), its time over that
+reference: ``sklearn 302x`` is 302 times ours' time, ``floor 0.34x`` a third of it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
+import os
+import platform
+import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
-IMPLS = ("ours", "sklearn", "floor")
-PEERS = ("genieclust", "permetrics")
+HERE = Path(__file__).resolve().parent
+README = HERE / "README.md"
+REFERENCE = "ours"
 
 
 def fmt_time(seconds: float | None) -> str:
@@ -40,78 +53,157 @@ def fmt_ratio(num: float | None, den: float | None) -> str:
     return f"{r:.3g}x" if r < 100 else f"{round(r):,}x"
 
 
-def load(path: Path, stat: str) -> tuple[dict[str, Any], dict[tuple[str, str], dict[str, float]]]:
-    """-> (machine info, {(metric, size): {impl: seconds}}) in the order of the run."""
-    data = json.loads(path.read_text())
-    groups: dict[tuple[str, str], dict[str, float]] = {}
+def _case(bench: dict[str, Any]) -> str:
+    """The column of a benchmark: its ``impl`` or ``case`` (a parameter or extra info), else
+    its parameters but those its group names, else the test's name."""
+    params = bench.get("params") or {}
+    info = bench.get("extra_info") or {}
+    for key in ("impl", "case"):
+        if key in params:
+            return str(params[key])
+        if key in info:
+            return str(info[key])
+    group = bench.get("group") or ""
+    rest = [str(v) for v in params.values() if str(v) not in group]
+    if rest:
+        return " ".join(rest)
+    return str(bench["name"]).split("[")[0].removeprefix("test_").replace("_", " ")
+
+
+def groups(data: dict[str, Any], stat: str) -> dict[str, dict[str, float]]:
+    """``{group: {case: seconds}}`` in the order of the run."""
+    out: dict[str, dict[str, float]] = {}
     for bench in data["benchmarks"]:
-        info = bench.get("extra_info") or {}
-        params = bench.get("params") or {}
-        metric = info.get("metric", params.get("name"))
-        size = info.get("size", params.get("size"))
-        impl = info.get("impl", params.get("impl"))
-        if metric is None or size is None or impl not in IMPLS + PEERS:
-            continue
-        groups.setdefault((metric, size), {})[impl] = bench["stats"][stat]
-    return data, groups
+        group = bench.get("group") or str(bench["name"]).split("[")[0]
+        row = out.setdefault(group, {})
+        case = _case(bench)
+        while case in row:  # two cases with one label: the test's parameters tell them apart
+            case = f"{case} [{bench.get('param', '')}]"
+        row[case] = bench["stats"][stat]
+    return out
 
 
-def machine_line(data: dict[str, Any]) -> str:
-    m = data.get("machine_info", {})
-    cpu = m.get("cpu", {})
-    parts = [
-        cpu.get("brand_raw") or m.get("processor") or m.get("machine", "?"),
-        f"{cpu.get('count', '?')} logical cores",
-        f"{m.get('system', '')} {m.get('release', '')}".strip(),
-        f"Python {m.get('python_version', '?')}",
+def table(rows: dict[str, dict[str, float]]) -> str:
+    cases = list(dict.fromkeys(c for row in rows.values() for c in row))
+    if REFERENCE in cases:
+        cases.remove(REFERENCE)
+        cases.insert(0, REFERENCE)
+    lines = [
+        "| group | " + " | ".join(cases) + " |",
+        "| --- |" + " ---: |" * len(cases),
     ]
-    return ", ".join(p for p in parts if p) + f"; run {data.get('datetime', '?')}"
+    for group, row in rows.items():
+        ref = row.get(REFERENCE, next(iter(row.values())))
+        ref_case = REFERENCE if REFERENCE in row else next(iter(row))
+        cells = []
+        for case in cases:
+            t = row.get(case)
+            if t is None:
+                cells.append("")
+            elif case == ref_case:
+                cells.append(fmt_time(t))
+            else:
+                cells.append(f"{fmt_time(t)} ({fmt_ratio(t, ref)})")
+        lines.append(f"| {group} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=HERE, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def machine() -> str:
+    """The commit, the CPU, the build in use and the versions, for the report's head."""
+    import numpy
+    import sklearn
+
+    from fastcluster_metrics._utils.versions import versions
+
+    v = versions()
+    flat = {k: val for part in v.values() for k, val in part.items()}
+    cpu = "?"
+    model = ""
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name") and cpu == "?":
+            cpu = line.split(":", 1)[1].strip()
+        if line.startswith("cpu family") and not model:
+            model = f"family {line.split(':', 1)[1].strip()}"
+        if re.match(r"model\s*:", line) and "model " not in model:
+            model += f" model {line.split(':', 1)[1].strip()}"
+    changed = _git("status", "--porcelain", "--untracked-files=no")
+    dirty = " (with uncommitted changes)" if changed else ""
+    full = "with" if os.environ.get("FCM_BENCH_FULL") == "1" else "without"
+    return (
+        f"Commit {_git('rev-parse', '--short', 'HEAD')}{dirty}, `pytest benches/<file>"
+        f" --benchmark-only` {full} `FCM_BENCH_FULL`, by `python benches/report.py --run`.\n"
+        f"{cpu} ({model}), {os.cpu_count()} logical cores; the core's build in use:"
+        f" {flat.get('build', '?')}; threads: {flat.get('threads', '?')}; release profile of"
+        f" `Cargo.toml` (`pip install -e .`). Python {platform.python_version()}, NumPy"
+        f" {numpy.__version__}, scikit-learn {sklearn.__version__}."
+    )
+
+
+def write(readme: Path, blocks: dict[str, str]) -> None:
+    """Each ``<!-- report: KEY -->...<!-- /report -->`` of ``readme`` holds ``blocks[KEY]``."""
+    text = readme.read_text()
+    for key, body in blocks.items():
+        pattern = re.compile(
+            rf"(<!-- report: {re.escape(key)} -->\n).*?(<!-- /report -->)", flags=re.S
+        )
+        if not pattern.search(text):
+            raise SystemExit(f"{readme}: no <!-- report: {key} --> ... <!-- /report --> block")
+        text = pattern.sub(lambda m, b=body: m.group(1) + b + "\n" + m.group(2), text, count=1)
+    readme.write_text(text)
+
+
+def run(only: list[str], keep: Path) -> int:
+    """Each family's JSON, and the machine's paragraph, into ``keep``."""
+    keep.mkdir(parents=True, exist_ok=True)
+    (keep / "machine.md").write_text(machine())
+    for name in only or sorted(p.name for p in HERE.glob("test_bench_*.py")):
+        print(f"== {name}", file=sys.stderr, flush=True)
+        cmd = [sys.executable, "-m", "pytest", str(HERE / name), "--benchmark-only", "-q"]
+        done = subprocess.run([*cmd, f"--benchmark-json={keep / name}.json"], cwd=HERE.parent)
+        if done.returncode != 0:
+            print(f"{name}: pytest exited with {done.returncode}", file=sys.stderr)
+            return done.returncode
+    return 0
+
+
+def write_from(keep: Path, stat: str, readme: Path) -> None:
+    """The README's blocks from the files :func:`run` left in ``keep``."""
+    blocks = {"machine": (keep / "machine.md").read_text()}
+    for path in sorted(keep.glob("test_bench_*.py.json")):
+        blocks[path.name.removesuffix(".json")] = table(groups(json.loads(path.read_text()), stat))
+    write(readme, blocks)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("json", type=Path, help="file from --benchmark-json")
+    parser.add_argument("json", type=Path, nargs="*", help="files from --benchmark-json")
+    parser.add_argument("--run", action="store_true", help="run the families, write the README")
+    parser.add_argument("--only", action="append", default=[], help="a family's file (repeat)")
+    parser.add_argument("--keep", type=Path, help="with --run: the folder for the JSON files")
+    parser.add_argument("--write", type=Path, help="the README's tables from this folder")
     parser.add_argument("--stat", default="min", choices=("min", "median", "mean"))
+    parser.add_argument("--readme", type=Path, default=README)
     args = parser.parse_args(argv)
-
-    data, groups = load(args.json, args.stat)
-    if not groups:
-        print(f"{args.json}: no benchmarks from benches/test_bench_metrics.py", file=sys.stderr)
-        return 1
-
-    peers = [p for p in PEERS if any(p in t for t in groups.values())]
-    print(f"Machine: {machine_line(data)}. Times: {args.stat} per call.\n")
-    peer_head = "".join(f" {p} | {p}/ours |" for p in peers)
-    print("| metric | n | ours | sklearn | floor | sklearn/ours | ours/floor |" + peer_head)
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |" + " ---: | ---: |" * len(peers))
-    for (metric, size), t in groups.items():
-        ours, skl, floor = (t.get(i) for i in IMPLS)
-        peer_cells = "".join(
-            f" {fmt_time(t.get(p))} | {fmt_ratio(t.get(p), ours)} |" for p in peers
-        )
-        print(
-            f"| `{metric}` | {size} | {fmt_time(ours)} | {fmt_time(skl)} | {fmt_time(floor)} "
-            f"| {fmt_ratio(skl, ours)} | {fmt_ratio(ours, floor)} |" + peer_cells
-        )
-
-    sizes = list(dict.fromkeys(size for _, size in groups))
-    metrics = list(dict.fromkeys(metric for metric, _ in groups))
-    print()
-    head = [f"sklearn/ours {s}" for s in sizes] + [f"ours/floor {s}" for s in sizes]
-    print("| metric | " + " | ".join(head) + " |")
-    print("| --- |" + " ---: |" * len(head))
-    for metric in metrics:
-        cells = []
-        for num, den in (("sklearn", "ours"), ("ours", "floor")):
-            for s in sizes:
-                t = groups.get((metric, s), {})
-                cells.append(fmt_ratio(t.get(num), t.get(den)))
-        print(f"| `{metric}` | " + " | ".join(cells) + " |")
-
-    ratios = [t["sklearn"] / t["ours"] for t in groups.values() if "sklearn" in t and "ours" in t]
-    if ratios:
-        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-        print(f"\nGeometric mean of sklearn/ours over {len(ratios)} groups: {geo:.3g}x")
+    if args.run:
+        with tempfile.TemporaryDirectory() as tmp:
+            keep = args.keep or Path(tmp)
+            code = run(args.only, keep)
+            if code == 0:
+                write_from(keep, args.stat, args.readme)
+            return code
+    if args.write:
+        write_from(args.write, args.stat, args.readme)
+        return 0
+    if not args.json:
+        parser.error("give JSON files, --run or --write")
+    for path in args.json:
+        print(f"{path}\n\n{table(groups(json.loads(path.read_text()), args.stat))}\n")
     return 0
 
 
