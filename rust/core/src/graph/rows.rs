@@ -169,6 +169,26 @@ impl<'a, I: Index, D: Distance> Graph<'a, I, D> {
         Ok(())
     }
 
+    /// Row `i`'s distances checked (each finite and not negative), not copied: one loop
+    /// without a branch, then the first bad one found where there is one.
+    #[inline]
+    pub(crate) fn check_distances(&self, i: usize) -> Result<(), Error> {
+        let row = &self.distances[self.range(i)];
+        let good = |d: f64| (0.0..=f64::MAX).contains(&d);
+        if row.iter().fold(true, |ok, &d| ok & good(d.get())) {
+            return Ok(());
+        }
+        let d = row
+            .iter()
+            .map(|d| d.get())
+            .find(|&d| !good(d))
+            .unwrap_or(f64::NAN);
+        Err(bad(format!(
+            "cell {i} has the distance {d} to a neighbour: distances must be finite and \
+             non-negative"
+        )))
+    }
+
     /// Row `i`'s neighbours and their distances, checked (each distance finite and not
     /// negative).
     #[inline]
@@ -232,6 +252,78 @@ pub(crate) fn map_rows<T: Copy + Send + Sync>(
     results.into_iter().collect::<Result<(), Error>>()?;
     Ok(out)
 }
+
+/// `f(rows)` for each chunk of the `n` rows (the chunks of [`map_rows`]), on the pool where
+/// it has several threads: the chunks' results in row order, or the first chunk's error.
+pub(crate) fn map_chunks<T: Send>(
+    n: usize,
+    f: impl Fn(Range<usize>) -> Result<T, Error> + Sync + Send,
+) -> Result<Vec<T>, Error> {
+    let rows = chunk_rows(n);
+    let one = |c: usize| {
+        stop::check()?;
+        f(c * rows..((c + 1) * rows).min(n))
+    };
+    let chunks = n.div_ceil(rows);
+    let results: Vec<Result<T, Error>> = if pool::threads() > 1 && n > rows {
+        pool::run(|| (0..chunks).into_par_iter().map(one).collect())
+    } else {
+        (0..chunks).map(one).collect()
+    };
+    results.into_iter().collect()
+}
+
+/// A label code narrowed to the fewest bytes that hold every label's ([`narrow`]).
+pub(crate) trait Code: Copy + Send + Sync + TryFrom<i64> {
+    fn at(self) -> usize;
+}
+
+macro_rules! code {
+    ($($t:ty),*) => {$(
+        impl Code for $t {
+            #[inline(always)]
+            fn at(self) -> usize {
+                self as usize
+            }
+        }
+    )*};
+}
+code!(u8, u16, u32, u64);
+
+/// `codes` (checked: each in `0..n_labels`) as `C`: a kernel's reads of its neighbours'
+/// labels, in a random order, then come from a table that fits in cache (1 MB for 1e6
+/// cells of at most 256 labels, against 8 MB as `i64`).
+pub(crate) fn narrow<C: Code>(codes: &[i64]) -> Result<Vec<C>, Error> {
+    let mut out = alloc::with_capacity(codes.len(), "the cells' labels")?;
+    for &c in codes {
+        let Ok(c) = C::try_from(c) else {
+            return Err(bad(format!("the label code {c} is out of range")));
+        };
+        out.push(c);
+    }
+    Ok(out)
+}
+
+/// `f` called with `codes` narrowed to the fewest bytes that hold `n_labels` labels.
+macro_rules! with_narrow_codes {
+    ($codes:expr, $n_labels:expr, |$c:ident| $body:expr) => {{
+        let n_labels: usize = $n_labels;
+        if n_labels <= usize::from(u8::MAX) + 1 {
+            let $c = $crate::graph::rows::narrow::<u8>($codes)?;
+            $body
+        } else if n_labels <= usize::from(u16::MAX) + 1 {
+            let $c = $crate::graph::rows::narrow::<u16>($codes)?;
+            $body
+        } else if u32::try_from(n_labels).is_ok() {
+            let $c = $crate::graph::rows::narrow::<u32>($codes)?;
+            $body
+        } else {
+            let $c = $crate::graph::rows::narrow::<u64>($codes)?;
+            $body
+        }
+    }};
+}
+pub(crate) use with_narrow_codes;
 
 /// `codes` is one code a cell of `n`, each in `0..n_labels`.
 pub(crate) fn check_codes(codes: &[i64], n: usize, n_labels: usize) -> Result<(), Error> {
