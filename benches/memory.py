@@ -1,5 +1,5 @@
 """Each path's peak memory above its inputs: how much a call needs beyond the labels it is
-given, for the table of ``benches/README.md`` ("Memory by path").
+given, as a Markdown table.
 
     python benches/memory.py                 # n = 1e7, every path
     python benches/memory.py --n 1e6 --cases "dense ARI,hash ARI"

@@ -29,6 +29,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -135,14 +136,15 @@ def machine() -> str:
     changed = _git("status", "--porcelain", "--untracked-files=no")
     dirty = " (with uncommitted changes)" if changed else ""
     full = "with" if os.environ.get("FCM_BENCH_FULL") == "1" else "without"
-    return (
-        f"Commit {_git('rev-parse', '--short', 'HEAD')}{dirty}, `pytest benches/<file>"
-        f" --benchmark-only` {full} `FCM_BENCH_FULL`, by `python benches/report.py --run`.\n"
-        f"{cpu} ({model}), {os.cpu_count()} logical cores; the core's build in use:"
-        f" {flat.get('build', '?')}; threads: {flat.get('threads', '?')}; release profile of"
-        f" `Cargo.toml` (`pip install -e .`). Python {platform.python_version()}, NumPy"
-        f" {numpy.__version__}, scikit-learn {sklearn.__version__}."
+    text = (
+        f"Commit {_git('rev-parse', '--short', 'HEAD')}{dirty}, each `benches/test_bench_*.py`"
+        f" run by `python benches/report.py --run` {full} `FCM_BENCH_FULL=1`, on {cpu}"
+        f" ({model}), {os.cpu_count()} logical cores; the core's build in use:"
+        f" {flat.get('build in use', '?')}, the release profile of `Cargo.toml` (`pip install"
+        f" -e .`); threads: {flat.get('threads', '?')}. Python {platform.python_version()},"
+        f" NumPy {numpy.__version__}, scikit-learn {sklearn.__version__}."
     )
+    return textwrap.fill(text, width=96, break_on_hyphens=False, break_long_words=False)
 
 
 def write(readme: Path, blocks: dict[str, str]) -> None:

@@ -84,6 +84,7 @@ def test_dendrogram(benchmark, case, n):
 def test_dendrogram_million(benchmark):
     truth, z = _tree(10**6)
     benchmark.group = "dendrogram 1e6"
+    benchmark.extra_info["case"] = "all cuts"
     scores = benchmark.pedantic(
         fcm.score_dendrogram, args=(truth, z), kwargs={"metrics": METRICS}, rounds=1
     )
@@ -120,5 +121,6 @@ def test_two_dendrograms(benchmark, case, n):
 def test_two_dendrograms_million(benchmark):
     (_, z1), (_, z2) = _tree(10**6), _tree(10**6, seed=1)
     benchmark.group = "two dendrograms 1e6"
+    benchmark.extra_info["case"] = "every k"
     scores = benchmark.pedantic(fcm.compare_dendrograms, args=(z1, z2), rounds=1)
     _check_pair(z1, z2, scores, [1, 33, 5000, 10**6])

@@ -171,5 +171,6 @@ def test_clusims_onmi(benchmark):
     sim = pytest.importorskip("clusim.sim")
     x, y = _covers(N)
     benchmark.group = f"covers {N:.0e} samples, 1-3 of {K} labels"
+    benchmark.extra_info["case"] = "clusim onmi"
     cx, cy = _clusim(x), _clusim(y)
     benchmark.pedantic(_quiet, args=(sim.onmi, cx, cy), rounds=1, iterations=1)

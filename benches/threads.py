@@ -35,8 +35,8 @@ in conftest.py, unless said):
   ``.table.adjusted_rand_score()``;
 - ``evaluate``: ``evaluate(t, p)``, the default measures.
 
-Put the results in benches/README.md with the machine named (the script prints its CPU model,
-its cores and the cores this process may use) and the command that made them.
+Name the machine beside its figures (the script prints its CPU model, its cores and the cores
+this process may use) and the command that made them.
 """
 
 from __future__ import annotations
