@@ -695,3 +695,57 @@ def test_one_and_two_threads_give_the_same_bits():
     one, two = _run(1), _run(2)
     assert one.split()[0] == "1" and two.split()[0] == "2"
     assert one.split()[1] == two.split()[1]
+
+
+_READ_BY_THE_CORE = [
+    ("calinski_harabasz_score", {}),
+    ("davies_bouldin_score", {}),
+    ("silhouette_score", {"metric": "sqeuclidean"}),
+    ("silhouette_samples", {"metric": "cosine"}),
+]
+
+
+@pytest.mark.parametrize(("name", "kwargs"), _READ_BY_THE_CORE)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(
+    ("bad", "what"), [(np.nan, "NaN"), (np.inf, "infinity"), (-np.inf, "infinity")]
+)
+def test_nan_left_to_the_core_gets_scikit_learns_messages(
+    name: str, kwargs: dict, dtype: type, bad: float, what: str
+) -> None:
+    # These scores leave X's NaN to the core's first pass (one read of X fewer); the
+    # messages, and their order before the labels' own errors, stay scikit-learn's.
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(50, 3)).astype(dtype)
+    x[rng.integers(50), rng.integers(3)] = bad
+    labels = rng.integers(0, 3, 50)
+    for lab in (labels, np.zeros(50, dtype=int), labels[:40]):
+        with pytest.raises(ValueError, match=f"^Input X contains {what}") as ours:
+            getattr(fcm, name)(x, lab, **kwargs)
+        with pytest.raises(ValueError) as theirs:
+            getattr(skm, name)(x, lab, **kwargs)
+        if name == "calinski_harabasz_score" and dtype == np.float32:
+            # scikit-learn names float64 there (its cast); ours names X's own dtype
+            assert (
+                str(ours.value).split(" for dtype")[0] == str(theirs.value).split(" for dtype")[0]
+            )
+        else:
+            assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize(("name", "kwargs"), _READ_BY_THE_CORE)
+def test_nan_in_a_dropped_sample_and_sums_that_overflow_are_refused(
+    name: str, kwargs: dict
+) -> None:
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(40, 2))
+    labels = rng.integers(0, 3, 40).astype(float)
+    labels[5] = np.nan
+    x[5, 1] = np.nan
+    with pytest.raises(ValueError, match=r"^Input X contains NaN"):
+        getattr(fcm, name)(x, labels, missing="drop", **kwargs)
+    # every value finite, their sums past float64: an error, not a silent inf or NaN
+    huge = np.full((40, 2), np.finfo(np.float64).max)
+    if name != "silhouette_samples":  # cosine scales each row first
+        with pytest.raises(ValueError, match="too large to add up"):
+            getattr(fcm, name)(huge, rng.integers(0, 3, 40), **kwargs)

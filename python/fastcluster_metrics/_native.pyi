@@ -10,6 +10,7 @@ __all__ = [
     "CPU_VAR",
     "MISSING",
     "THREADS_VAR",
+    "NotFiniteError",
     "Table",
     "calinski_harabasz",
     "count",
@@ -38,6 +39,10 @@ __all__ = [
 CPU_VAR: str
 MISSING: int
 THREADS_VAR: str
+
+class NotFiniteError(ValueError):
+    """The samples hold NaN or infinity: the core's first pass over them found it, where
+    the caller left that check to it (the caller finds which, for its message)."""
 
 @final
 class Table:

@@ -15,8 +15,11 @@ from .._utils.params import InvalidParameterError, check_array_like
 from .validation import (
     Labelings,
     check_features,
+    check_finite,
     check_labelings,
     check_number_of_labels,
+    finite_first,
+    finite_in_core,
     is_sparse,
 )
 
@@ -34,11 +37,14 @@ def _prepare(func: str, x: Any, labels: Any, missing: object) -> tuple[Any, Labe
     if func == "calinski_harabasz_score" and isinstance(x, np.ndarray) and x.dtype.kind in "USVOc":
         # scikit-learn casts a NumPy array to float64 first (its errors and warnings)
         x = x.astype(np.float64)
-    data = check_features(x, sparse="refuse")
-    labelings = check_labelings([labels], int(data.shape[0]), policy)
-    if labelings.keep is not None:
-        data = data[labelings.keep]
-    check_number_of_labels(labelings.n_labels[0], int(data.shape[0]))
+    # X's NaN are found by the core's first pass (finite_in_core), not by one more here
+    data = check_features(x, sparse="refuse", finite=False)
+    with finite_first(data):
+        labelings = check_labelings([labels], int(data.shape[0]), policy)
+        if labelings.keep is not None:
+            check_finite(data)  # the dropped samples too, which the core does not read
+            data = data[labelings.keep]
+        check_number_of_labels(labelings.n_labels[0], int(data.shape[0]))
     return data, labelings
 
 
@@ -72,7 +78,8 @@ def calinski_harabasz_score(X: ArrayLike, labels: ArrayLike, *, missing: str = "
     """
     func = "calinski_harabasz_score"
     data, labelings = _prepare(func, X, labels, missing)
-    return float(_native.calinski_harabasz(data, labelings.codes[0], labelings.n_labels[0]))
+    codes, k = labelings.codes[0], labelings.n_labels[0]
+    return float(finite_in_core(lambda: _native.calinski_harabasz(data, codes, k), data))
 
 
 def davies_bouldin_score(X: ArrayLike, labels: ArrayLike, *, missing: str = "raise") -> float:
@@ -109,4 +116,5 @@ def davies_bouldin_score(X: ArrayLike, labels: ArrayLike, *, missing: str = "rai
     """
     func = "davies_bouldin_score"
     data, labelings = _prepare(func, X, labels, missing)
-    return float(_native.davies_bouldin(data, labelings.codes[0], labelings.n_labels[0]))
+    codes, k = labelings.codes[0], labelings.n_labels[0]
+    return float(finite_in_core(lambda: _native.davies_bouldin(data, codes, k), data))

@@ -15,6 +15,7 @@ sums, and each row of the result equals the call on that labeling alone, to the 
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from numbers import Integral
 from typing import Any
 
@@ -27,10 +28,13 @@ from .._utils.params import InvalidParameterError, check_array_like, is_array_li
 from .validation import (
     Labelings,
     check_features,
+    check_finite,
     check_labelings,
     check_number_of_labels,
     check_precomputed,
     check_random_state,
+    finite_first,
+    finite_in_core,
     is_sparse,
 )
 
@@ -47,6 +51,9 @@ FAST_METRICS = {
     "precomputed": "precomputed",
 }
 """The metrics the core computes, by every name scikit-learn gives them."""
+
+_SUMMED = frozenset({"sqeuclidean", "cosine"})
+"""The metrics whose silhouettes the core computes from each cluster's sums, in O(n·k·d)."""
 
 _FLOAT32_RESULTS = frozenset({"euclidean", "cosine", "precomputed"})
 """The metrics whose silhouettes scikit-learn returns in float32 for float32 data (its own
@@ -99,15 +106,30 @@ class _Prepared:
     labelings' codes, the core's metric name."""
 
     def __init__(
-        self, func: str, x: Any, labels: Any, metric: Any, missing: object, kwds: dict[str, Any]
+        self,
+        func: str,
+        x: Any,
+        labels: Any,
+        metric: Any,
+        missing: object,
+        kwds: dict[str, Any],
+        sampled: bool = False,
     ) -> None:
         policy = check_missing(func, missing)
         self.precomputed = isinstance(metric, str) and metric == "precomputed"
         self.metric = _native_metric(metric, kwds)
-        self.data = check_features(x, sparse="densify" if self.metric else "keep")
-        self.labelings: Labelings = check_labelings(labels, int(self.data.shape[0]), policy)
+        # The O(n·k·d) silhouettes read X in about the time its NaN check would: their
+        # core finds the NaN in its first pass (finite_in_core) where it reads every sample.
+        self.in_core = self.metric in _SUMMED and not sampled and not is_sparse(x)
+        self.data = check_features(
+            x, sparse="densify" if self.metric else "keep", finite=not self.in_core
+        )
+        with finite_first(self.data) if self.in_core else nullcontext():
+            self.labelings: Labelings = check_labelings(labels, int(self.data.shape[0]), policy)
         keep = self.labelings.keep
         if keep is not None:
+            if self.in_core:
+                check_finite(self.data)  # the dropped samples too
             self.data = self.data[keep]
             if self.precomputed:
                 self.data = self.data[:, keep]
@@ -138,8 +160,9 @@ class _Prepared:
             dense = self.data.toarray() if is_sparse(self.data) else self.data
             check_precomputed(np.asarray(dense))
         n = int(self.data.shape[0])
-        for k in self.labelings.n_labels:
-            check_number_of_labels(k, n)
+        with finite_first(self.data) if self.in_core else nullcontext():
+            for k in self.labelings.n_labels:
+                check_number_of_labels(k, n)
         codes, n_labels = self.labelings.codes, self.labelings.n_labels
         if self.metric is None:
             sklearn_samples = _sklearn_samples()
@@ -152,7 +175,10 @@ class _Prepared:
         if self.metric == "precomputed":
             values = _native.silhouette_precomputed(self.data, codes, n_labels)
         else:
-            values = _native.silhouette_samples(self.data, codes, n_labels, self.metric)
+            data, name = self.data, self.metric
+            values = finite_in_core(
+                lambda: _native.silhouette_samples(data, codes, n_labels, name), data
+            )
         single = self.data.dtype == np.float32 and self.metric in _FLOAT32_RESULTS
         dtype = np.float32 if single else np.float64
         out: NDArray[np.floating[Any]] = values.astype(dtype, copy=False)
@@ -297,7 +323,7 @@ def silhouette_score(
     _refuse_unknown_metric(func, metric, X, labels)
     _check_sample_size(sample_size)
     _check_seed(random_state)
-    prepared = _Prepared(func, X, labels, metric, missing, kwds)
+    prepared = _Prepared(func, X, labels, metric, missing, kwds, sampled=sample_size is not None)
     if sample_size is not None:
         rng = check_random_state(random_state)
         prepared.sample(rng.permutation(int(prepared.data.shape[0]))[:sample_size])

@@ -16,9 +16,11 @@ labeling a row, or a list of labelings) become one ``(m, n)`` int64 array of cod
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from numbers import Integral
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,13 +29,18 @@ from .. import _native
 from .._labels.codes import Column, Prepared, encode, prepare, prepared_array
 from .._utils.params import InvalidParameterError, is_array_like
 
+T = TypeVar("T")
+
 __all__ = [
     "Labelings",
     "check_features",
+    "check_finite",
     "check_labelings",
     "check_number_of_labels",
     "check_precomputed",
     "check_random_state",
+    "finite_first",
+    "finite_in_core",
     "is_sparse",
 ]
 
@@ -70,7 +77,8 @@ def _frame_values(x: Any) -> Any:
     return x
 
 
-def _check_finite(arr: NDArray[Any], name: str) -> None:
+def check_finite(arr: NDArray[Any], name: str = "X") -> None:
+    """scikit-learn's refusal of NaN and infinity in ``arr``, with its messages."""
     if arr.dtype.kind != "f":
         return
     # One reduction answers the usual case (all finite); the messages need to know which.
@@ -88,11 +96,13 @@ def _float_dtype(dtype: np.dtype[Any]) -> type[np.floating[Any]]:
     return np.float32 if dtype == np.float32 else np.float64
 
 
-def check_features(x: Any, *, sparse: str = "densify", name: str = "X") -> Any:
+def check_features(x: Any, *, sparse: str = "densify", name: str = "X", finite: bool = True) -> Any:
     """``X`` as scikit-learn's ``check_array`` checks it; returns a C-contiguous float32 or
     float64 array (``sparse="keep"``, for scikit-learn's own path: a sparse matrix stays
     sparse, as CSR, and a dense array keeps its dtype; ``"refuse"``: a sparse matrix is a
-    ``TypeError``; ``"densify"``: made dense)."""
+    ``TypeError``; ``"densify"``: made dense). ``finite=False`` leaves a dense array's NaN
+    and infinity to the core pass that reads it next (:func:`finite_in_core`): checking
+    them here would read ``X`` once more, as long as the pass itself."""
     if is_sparse(x):
         if sparse == "refuse":
             raise TypeError(
@@ -104,7 +114,7 @@ def check_features(x: Any, *, sparse: str = "densify", name: str = "X") -> Any:
             raise ValueError(f"Complex data not supported\n{csr}\n")
         shape = csr.shape
         _check_min(shape)
-        _check_finite(np.asarray(csr.data), name)
+        check_finite(np.asarray(csr.data), name)
         if sparse == "keep":
             return csr
         # Densified whole: the kernels read dense rows (n x d floats above the input).
@@ -124,12 +134,39 @@ def check_features(x: Any, *, sparse: str = "densify", name: str = "X") -> Any:
         raise _reshape_hint(arr)
     if arr.ndim > 2:
         raise ValueError(f"Found array with dim {arr.ndim}, while dim <= 2 is required.")
-    _check_finite(arr, name)
+    if finite:
+        check_finite(arr, name)
     _check_min(arr.shape)
     out = arr if sparse == "keep" else arr.astype(_float_dtype(arr.dtype), copy=False)
     if not out.dtype.isnative:
         out = out.astype(out.dtype.newbyteorder("="))
     return np.require(out, requirements=["C", "A"])
+
+
+def finite_in_core(call: Callable[[], T], data: NDArray[Any], name: str = "X") -> T:
+    """``call()``, a core pass over ``data`` that refuses NaN and infinity from the sums of
+    its first pass (``check_features(..., finite=False)`` left the check to it); a refusal
+    becomes scikit-learn's message, or, where every value is finite but their sums
+    overflow float64, an error that says so."""
+    try:
+        return call()
+    except _native.NotFiniteError:
+        check_finite(data, name)
+        raise ValueError(
+            f"Input {name} holds values too large to add up: their sums overflow float64."
+        ) from None
+
+
+@contextmanager
+def finite_first(data: NDArray[Any], name: str = "X") -> Iterator[None]:
+    """scikit-learn's order of errors where ``check_features(..., finite=False)`` left the
+    NaN in ``data`` to the core: an error of the labels raised in the block comes after
+    ``data``'s own, as ``check_X_y`` checks ``X`` first."""
+    try:
+        yield
+    except (ValueError, TypeError):
+        check_finite(data, name)
+        raise
 
 
 def _check_min(shape: tuple[int, ...]) -> None:

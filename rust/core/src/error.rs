@@ -34,6 +34,9 @@ pub enum Error {
     /// Arrays whose shapes do not fit one another (an embedding's values, its labelings'
     /// codes, a matrix of distances): what is wrong.
     BadShape(String),
+    /// Samples holding NaN or infinity, or finite values whose sums overflow `f64`: found
+    /// by the first pass over them, which adds them up anyway.
+    NotFinite,
     /// The system refused memory for something that grows with the input: what, and the
     /// bytes it needed ([`crate::alloc`]).
     OutOfMemory { what: &'static str, bytes: usize },
@@ -85,6 +88,9 @@ impl fmt::Display for Error {
                  or decreasing, or a validity bitmap too short)",
             ),
             Error::BadShape(what) => write!(f, "inputs of mismatched shapes: {what}"),
+            Error::NotFinite => f.write_str(
+                "the samples hold NaN or infinity, or values whose sums overflow float64",
+            ),
             Error::NotInTable => {
                 f.write_str("a sample's labels are not a cell of the table counted from them")
             }

@@ -52,5 +52,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<table::Table>()?;
     m.add("THREADS_VAR", fcm::pool::THREADS_VAR)?;
     m.add("CPU_VAR", fcm::cpu::CPU_VAR)?;
+    m.add(
+        "NotFiniteError",
+        m.py().get_type::<errors::NotFiniteError>(),
+    )?;
     Ok(())
 }

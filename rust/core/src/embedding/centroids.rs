@@ -1,28 +1,24 @@
-//! The Calinski-Harabasz and Davies-Bouldin indices, from each cluster's centroid: a pass
-//! over the samples for the clusters' sums, a second for the distances to the centroids
-//! (whose residuals also correct the centroid, as in [`super::sums`]). Sums in `f64`, by
-//! chunks in a fixed order.
+//! The Calinski-Harabasz and Davies-Bouldin indices, from each cluster's centroid.
+//! Calinski-Harabasz needs the clusters' centroids and spreads alone: one pass
+//! ([`super::sums::clusters`]). Davies-Bouldin's mean distances to the centroids need a
+//! second: the clusters' sums, then each sample's distance to its centroid. Sums in `f64`,
+//! by chunks in a fixed order.
 
 use super::chunks;
 use super::float::Float;
 use super::labelings::Labelings;
-use super::sums::add;
+use super::sums::{add, clusters, finite, Summed};
 use crate::alloc;
 use crate::error::Error;
 
-/// Per cluster: its centroid (`k × d`), the sum of squared distances to it, and the sum of
-/// distances to it (both about the corrected centroid, to first order).
+/// Per cluster: its centroid (`k × d`) and the sum of its samples' distances to it.
 struct Spread {
     /// Each cluster's sum over its size, as scikit-learn's `mean`: clusters whose means are
-    /// equal get the same centroid here (Davies-Bouldin's distances between centroids, and
-    /// the spreads around them), where the corrected ones below may differ by a rounding
+    /// equal get the same centroid (Davies-Bouldin's distances between centroids, and the
+    /// spreads around them), where centroids merged from parts may differ by a rounding
     /// and make a ratio of noise.
-    first: Vec<f64>,
     centroids: Vec<f64>,
-    squares: Vec<f64>,
     distances: Vec<f64>,
-    /// The samples' mean.
-    mean: Vec<f64>,
 }
 
 fn spread<T: Float>(
@@ -46,62 +42,31 @@ fn spread<T: Float>(
     })?;
     let mut centroids = alloc::filled(k * d, 0.0f64, "the cluster sums")?;
     add(&mut centroids, parts);
-    let mut mean = alloc::filled(d, 0.0f64, "the samples' mean")?;
-    for sum in centroids.chunks_exact(d.max(1)).take(k) {
-        for (a, &v) in mean.iter_mut().zip(sum) {
-            *a += v;
-        }
-    }
-    for a in &mut mean {
-        *a /= n.max(1) as f64;
-    }
+    finite(&centroids)?;
     for (c, centroid) in centroids.chunks_exact_mut(d.max(1)).take(k).enumerate() {
         let size = labelings.sizes[c].max(1) as f64;
         for v in centroid {
             *v /= size;
         }
     }
-    let mut first = alloc::filled(k * d, 0.0f64, "the cluster means")?;
-    first.copy_from_slice(&centroids);
     let parts = chunks::map(par, n, chunk, |rows| {
-        let mut s = alloc::filled(k * d + 2 * k, 0.0f64, "a chunk's cluster residuals")?;
+        let mut s = alloc::filled(k, 0.0f64, "a chunk's distances to the centroids")?;
         for i in rows {
             let c = labelings.cluster(0, i);
-            let mut w = 0.0;
-            for ((a, &v), &mu) in s[c * d..(c + 1) * d]
-                .iter_mut()
-                .zip(&x[i * d..(i + 1) * d])
+            let w: f64 = x[i * d..(i + 1) * d]
+                .iter()
                 .zip(&centroids[c * d..(c + 1) * d])
-            {
-                let r = v.to_f64() - mu;
-                *a += r;
-                w += r * r;
-            }
-            s[k * d + c] += w;
-            s[k * d + k + c] += w.sqrt();
+                .map(|(&v, &mu)| (v.to_f64() - mu) * (v.to_f64() - mu))
+                .sum();
+            s[c] += w.sqrt();
         }
         Ok(s)
     })?;
-    let mut total = alloc::filled(k * d + 2 * k, 0.0f64, "the cluster residuals")?;
-    add(&mut total, parts);
-    let distances = total.split_off(k * d + k);
-    let mut squares = total.split_off(k * d);
-    let residuals = total;
-    for c in 0..k {
-        let size = labelings.sizes[c].max(1) as f64;
-        let r = &residuals[c * d..(c + 1) * d];
-        let r2: f64 = r.iter().map(|v| v * v).sum();
-        squares[c] = (squares[c] - r2 / size).max(0.0);
-        for (mu, &v) in centroids[c * d..(c + 1) * d].iter_mut().zip(r) {
-            *mu += v / size;
-        }
-    }
+    let mut distances = alloc::filled(k, 0.0f64, "the distances to the centroids")?;
+    add(&mut distances, parts);
     Ok(Spread {
-        first,
         centroids,
-        squares,
         distances,
-        mean,
     })
 }
 
@@ -114,18 +79,26 @@ pub(crate) fn calinski_harabasz<T: Float>(
     par: bool,
 ) -> Result<f64, Error> {
     let (n, k) = (labelings.n, labelings.total());
-    let s = spread(x, d, labelings, par)?;
+    let s = clusters(x, d, labelings, Summed::SqEuclidean, par)?;
+    let mut mean = alloc::filled(d, 0.0f64, "the samples' mean")?;
+    for (c, centroid) in s.centroids.chunks_exact(d.max(1)).take(k).enumerate() {
+        let size = labelings.sizes[c] as f64;
+        for (a, &v) in mean.iter_mut().zip(centroid) {
+            *a += size * v;
+        }
+    }
+    mean.iter_mut().for_each(|a| *a /= n.max(1) as f64);
     let mut extra = 0.0;
     for c in 0..k {
         let centroid = &s.centroids[c * d..(c + 1) * d];
         let to: f64 = centroid
             .iter()
-            .zip(&s.mean)
+            .zip(&mean)
             .map(|(a, b)| (a - b) * (a - b))
             .sum();
         extra += labelings.sizes[c] as f64 * to;
     }
-    let intra: f64 = s.squares.iter().sum();
+    let intra: f64 = s.spread.iter().sum();
     Ok(if intra == 0.0 {
         1.0
     } else {
@@ -152,7 +125,10 @@ pub(crate) fn davies_bouldin<T: Float>(
     for a in 0..k {
         for b in 0..k {
             if a != b {
-                let (p, q) = (&s.first[a * d..(a + 1) * d], &s.first[b * d..(b + 1) * d]);
+                let (p, q) = (
+                    &s.centroids[a * d..(a + 1) * d],
+                    &s.centroids[b * d..(b + 1) * d],
+                );
                 between[a * k + b] = p
                     .iter()
                     .zip(q)
@@ -262,6 +238,28 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn nan_and_infinity_are_refused_by_the_first_pass() {
+        let lab = Labelings::new(4, &[0, 0, 1, 1], &[2]).unwrap();
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let x = [0.0, 1.0, 2.0, bad, 4.0, 5.0, 6.0, bad];
+            assert!(matches!(
+                calinski_harabasz(&x, 2, &lab, false),
+                Err(Error::NotFinite)
+            ));
+            assert!(matches!(
+                davies_bouldin(&x, 2, &lab, false),
+                Err(Error::NotFinite)
+            ));
+        }
+        let x = [f32::NAN, 1.0, 2.0, 3.0];
+        let lab = Labelings::new(4, &[0, 0, 1, 1], &[2]).unwrap();
+        assert!(matches!(
+            calinski_harabasz(&x, 1, &lab, false),
+            Err(Error::NotFinite)
+        ));
     }
 
     #[test]

@@ -75,7 +75,32 @@ pub(crate) struct Clusters {
     zeros: Vec<f64>,
 }
 
-/// Each cluster's centroid and spread, in two passes.
+/// Rows of a block, read twice: the second time from the cache (256 KiB of `f64`).
+fn block_rows(d: usize) -> usize {
+    ((1usize << 15) / d.max(1)).max(8)
+}
+
+/// Adds samples `(count_b, mean_b, m2_b)` to `(count, mean, m2)`: a count, a mean and the
+/// sum of squared distances to that mean, merged as Chan, Golub and LeVeque do. Every term
+/// added is non-negative, so no digits cancel however far from the origin the samples are.
+#[inline]
+fn merge(count: &mut f64, mean: &mut [f64], m2: &mut f64, count_b: f64, mean_b: &[f64], m2_b: f64) {
+    let total = *count + count_b;
+    let share = count_b / total;
+    let mut far = 0.0;
+    for (a, &b) in mean.iter_mut().zip(mean_b) {
+        let delta = b - *a;
+        *a += delta * share;
+        far += delta * delta;
+    }
+    *m2 += m2_b + far * (*count * share);
+    *count = total;
+}
+
+/// Each cluster's centroid and spread, in one pass over the samples. The rows come in
+/// blocks that are read twice, the second time from the cache: once for each cluster's
+/// mean within the block, once for the squared distances to it; the blocks' moments are
+/// then merged ([`merge`]), block by block within a chunk and chunk by chunk in order.
 pub(crate) fn clusters<T: Float>(
     x: &[T],
     d: usize,
@@ -85,68 +110,91 @@ pub(crate) fn clusters<T: Float>(
 ) -> Result<Clusters, Error> {
     let n = labelings.n;
     let (m, ktot) = (labelings.m(), labelings.total());
-    let chunk = chunks::rows(n);
-    // Pass 1: sums of points and zero rows.
-    let parts = chunks::map(par, n, chunk, |rows| {
-        let mut s = alloc::filled(ktot * d + ktot, 0.0f64, "a chunk's cluster sums")?;
+    let block = block_rows(d);
+    // Per chunk: each cluster's count, mean (k × d), squared distances, zero rows.
+    let parts = chunks::map(par, n, chunks::rows(n), |rows| {
+        let mut count = alloc::filled(ktot, 0.0f64, "a chunk's cluster sizes")?;
+        let mut mean = alloc::filled(ktot * d, 0.0f64, "a chunk's cluster means")?;
+        let mut m2 = alloc::filled(ktot, 0.0f64, "a chunk's cluster spreads")?;
+        let mut zeros = alloc::filled(ktot, 0.0f64, "a chunk's zero rows")?;
+        let mut b_count = alloc::filled(ktot, 0.0f64, "a block's cluster sizes")?;
+        let mut b_mean = alloc::filled(ktot * d, 0.0f64, "a block's cluster means")?;
+        let mut b_m2 = alloc::filled(ktot, 0.0f64, "a block's cluster spreads")?;
+        let mut touched = alloc::with_capacity(ktot, "a block's clusters")?;
         let mut y = alloc::filled(d, 0.0f64, "a sample")?;
-        for i in rows {
-            let zero = row(x, i, d, metric, &mut y);
-            for l in 0..m {
-                let c = labelings.cluster(l, i);
-                for (a, &v) in s[c * d..(c + 1) * d].iter_mut().zip(&y) {
-                    *a += v;
-                }
-                if zero {
-                    s[ktot * d + c] += 1.0;
+        let mut at = rows.start;
+        while at < rows.end {
+            let part = at..(at + block).min(rows.end);
+            at = part.end;
+            for i in part.clone() {
+                let zero = row(x, i, d, metric, &mut y);
+                for l in 0..m {
+                    let c = labelings.cluster(l, i);
+                    if b_count[c] == 0.0 {
+                        touched.push(c);
+                    }
+                    b_count[c] += 1.0;
+                    for (a, &v) in b_mean[c * d..(c + 1) * d].iter_mut().zip(&y) {
+                        *a += v;
+                    }
+                    if zero {
+                        zeros[c] += 1.0;
+                    }
                 }
             }
-        }
-        Ok(s)
-    })?;
-    let mut total = alloc::filled(ktot * d + ktot, 0.0f64, "the cluster sums")?;
-    add(&mut total, parts);
-    let zeros = total.split_off(ktot * d);
-    let mut centroids = total;
-    for (c, centroid) in centroids.chunks_exact_mut(d.max(1)).enumerate().take(ktot) {
-        let size = labelings.sizes[c].max(1) as f64;
-        for v in centroid {
-            *v /= size;
-        }
-    }
-    // Pass 2: residuals about the centroids, and their squares.
-    let parts = chunks::map(par, n, chunk, |rows| {
-        let mut s = alloc::filled(ktot * d + ktot, 0.0f64, "a chunk's cluster residuals")?;
-        let mut y = alloc::filled(d, 0.0f64, "a sample")?;
-        for i in rows {
-            row(x, i, d, metric, &mut y);
-            for l in 0..m {
-                let c = labelings.cluster(l, i);
-                let centroid = &centroids[c * d..(c + 1) * d];
-                let mut w = 0.0;
-                for ((a, &v), &mu) in s[c * d..(c + 1) * d].iter_mut().zip(&y).zip(centroid) {
-                    let r = v - mu;
-                    *a += r;
-                    w += r * r;
-                }
-                s[ktot * d + c] += w;
+            for &c in &touched {
+                let size = b_count[c];
+                b_mean[c * d..(c + 1) * d]
+                    .iter_mut()
+                    .for_each(|v| *v /= size);
             }
+            for i in part {
+                row(x, i, d, metric, &mut y);
+                for l in 0..m {
+                    let c = labelings.cluster(l, i);
+                    b_m2[c] += distance2(&y, &b_mean[c * d..(c + 1) * d]);
+                }
+            }
+            for &c in &touched {
+                let cluster = c * d..(c + 1) * d;
+                merge(
+                    &mut count[c],
+                    &mut mean[cluster.clone()],
+                    &mut m2[c],
+                    b_count[c],
+                    &b_mean[cluster.clone()],
+                    b_m2[c],
+                );
+                b_count[c] = 0.0;
+                b_m2[c] = 0.0;
+                b_mean[cluster].iter_mut().for_each(|v| *v = 0.0);
+            }
+            touched.clear();
         }
-        Ok(s)
+        Ok((count, mean, m2, zeros))
     })?;
-    let mut total = alloc::filled(ktot * d + ktot, 0.0f64, "the cluster residuals")?;
-    add(&mut total, parts);
-    let mut spread = total.split_off(ktot * d);
-    let residuals = total;
-    for c in 0..ktot {
-        let size = labelings.sizes[c].max(1) as f64;
-        let r = &residuals[c * d..(c + 1) * d];
-        let r2: f64 = r.iter().map(|v| v * v).sum();
-        spread[c] = (spread[c] - r2 / size).max(0.0);
-        for (mu, &v) in centroids[c * d..(c + 1) * d].iter_mut().zip(r) {
-            *mu += v / size;
+    let mut count = alloc::filled(ktot, 0.0f64, "the cluster sizes")?;
+    let mut centroids = alloc::filled(ktot * d, 0.0f64, "the cluster means")?;
+    let mut spread = alloc::filled(ktot, 0.0f64, "the cluster spreads")?;
+    let mut zeros = alloc::filled(ktot, 0.0f64, "the zero rows")?;
+    for (p_count, p_mean, p_m2, p_zeros) in parts {
+        for c in 0..ktot {
+            if p_count[c] > 0.0 {
+                let cluster = c * d..(c + 1) * d;
+                merge(
+                    &mut count[c],
+                    &mut centroids[cluster.clone()],
+                    &mut spread[c],
+                    p_count[c],
+                    &p_mean[cluster],
+                    p_m2[c],
+                );
+            }
+            zeros[c] += p_zeros[c];
         }
     }
+    finite(&centroids)?;
+    finite(&spread)?;
     Ok(Clusters {
         centroids,
         spread,
@@ -160,6 +208,17 @@ pub(crate) fn add(total: &mut [f64], parts: Vec<Vec<f64>>) {
         for (a, v) in total.iter_mut().zip(part) {
             *a += v;
         }
+    }
+}
+
+/// The samples' finiteness, from their sums: a NaN or an infinity among the samples makes
+/// the sum it is added into NaN or infinite, so the first pass over them checks it at no
+/// cost (the callers leave this check to it).
+pub(crate) fn finite(sums: &[f64]) -> Result<(), Error> {
+    if sums.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(Error::NotFinite)
     }
 }
 
@@ -310,6 +369,24 @@ mod tests {
             check::<f64>(500, 5, &[4, 1, 9], metric, 0.0, 1e-10);
             check::<f64>(9000, 3, &[7], metric, 0.0, 1e-10);
             check::<f32>(300, 6, &[5, 2], metric, 0.0, 1e-10);
+        }
+    }
+
+    #[test]
+    fn nan_and_infinity_are_refused_by_the_first_pass() {
+        let lab = Labelings::new(5, &[0, 1, 0, 1, 1, 1, 0, 0, 0, 1], &[2, 2]).unwrap();
+        for metric in [Summed::SqEuclidean, Summed::Cosine] {
+            for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                for at in 0..10 {
+                    let mut x = points(5, 2, 3);
+                    x[at] = bad;
+                    let got = silhouettes(&x, 2, &lab, metric, false);
+                    assert!(
+                        matches!(got, Err(Error::NotFinite)),
+                        "{metric:?} {bad} {at}"
+                    );
+                }
+            }
         }
     }
 
