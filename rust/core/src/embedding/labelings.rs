@@ -150,6 +150,64 @@ pub(crate) fn silhouette(labelings: &Labelings<'_>, sums: &[f64], l: usize, i: u
             }
         }
     };
+    score(a, b)
+}
+
+/// [`silhouette`] under [`Between::Nearest`], the same bits, from `sums` (this sample's,
+/// every labeling's clusters) and `near`, each sum times its cluster's reciprocal size
+/// (infinite for an empty cluster): a mean within 2.01 units of the last place (`u`) of
+/// its quotient. The least of them, `q`, finds the nearest cluster without a division
+/// per cluster; only the clusters whose `near` is within `q · (1 + 2⁻⁴⁹)` could hold the
+/// least quotient (a quotient rounds within `u` of its value, `near` within `2.01 u`:
+/// `(1 + u)(1 + 2.01 u) / (1 - 2.01 u)(1 - u)` is below `1 + 7 u`, `2⁻⁴⁹` is `16 u`), and
+/// their quotients are taken. `sums` holds this sample's own cluster's sum corrected
+/// (the zero rows of cosine), `near` may not; a NaN in `near` (an empty cluster's
+/// `0 · ∞`) is never the least nor within, as an empty cluster is never the nearest.
+#[inline(always)]
+pub(crate) fn nearest_silhouette(
+    labelings: &Labelings<'_>,
+    sums: &[f64],
+    near: &[f64],
+    l: usize,
+    i: usize,
+) -> f64 {
+    debug_assert_eq!(labelings.between, Between::Nearest);
+    let own = labelings.cluster(l, i);
+    let n_own = labelings.sizes[own];
+    if n_own <= 1 {
+        return 0.0;
+    }
+    let a = sums[own] / (n_own - 1) as f64;
+    let (from, to) = (labelings.offset[l], labelings.offset[l + 1]);
+    let least = |b: f64, v: f64| if v < b { v } else { b };
+    let mut q = f64::INFINITY;
+    for (c, &v) in near[from..to].iter().enumerate() {
+        if from + c != own {
+            q = least(q, v);
+        }
+    }
+    if q.is_infinite() {
+        return 0.0;
+    }
+    // (near the underflow the rounding is no longer relative: every quotient is taken)
+    let within = if q > f64::MIN_POSITIVE * f64::powi(2.0, 60) {
+        q * (1.0 + f64::powi(2.0, -49))
+    } else {
+        f64::INFINITY
+    };
+    let mut b = f64::INFINITY;
+    for (c, &v) in near[from..to].iter().enumerate() {
+        let c = from + c;
+        if v <= within && c != own {
+            b = least(b, sums[c] / labelings.sizes[c] as f64);
+        }
+    }
+    score(a, b)
+}
+
+/// `(b - a) / max(a, b)`, 0 where `b` is infinite (no other cluster) or `max(a, b)` is 0.
+#[inline(always)]
+fn score(a: f64, b: f64) -> f64 {
     if b.is_infinite() {
         return 0.0;
     }
@@ -192,6 +250,59 @@ mod tests {
         assert_eq!(silhouette(&one, &[1.0], 0, 0), 0.0);
         let one = one.with_between(Between::Furthest);
         assert_eq!(silhouette(&one, &[1.0], 0, 0), 0.0);
+    }
+
+    #[test]
+    fn the_nearest_from_near_means_has_the_same_bits() {
+        // Clusters of sizes whose reciprocals round (3, 7, 49, ...) and sums whose
+        // quotients lie one unit of the last place apart, or tie, or are empty.
+        let sizes = [1u64, 3, 7, 49, 10, 3, 7, 0, 1_000_003, 2];
+        let mut codes = Vec::new();
+        for (c, &size) in sizes.iter().enumerate() {
+            codes.extend(std::iter::repeat_n(c as i64, size as usize));
+        }
+        let lab = Labelings::new(codes.len(), &codes, &[sizes.len()]).unwrap();
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut ties = 0;
+        for round in 0..20_000 {
+            let base = 1.0 + next();
+            let sums: Vec<f64> = sizes
+                .iter()
+                .map(|&size| {
+                    let q = match round % 3 {
+                        0 => base,
+                        1 => f64::from_bits(base.to_bits() + (next() * 3.0) as u64),
+                        _ => base * (1.0 + next()),
+                    };
+                    q * size as f64
+                })
+                .collect();
+            let near: Vec<f64> = sums
+                .iter()
+                .zip(&sizes)
+                .map(|(&s, &size)| {
+                    s * if size > 0 {
+                        1.0 / size as f64
+                    } else {
+                        f64::INFINITY
+                    }
+                })
+                .collect();
+            for &i in &[0, 1, 4, 11, 60, 70, 1_000_083] {
+                let near2 = near.clone();
+                let want = silhouette(&lab, &sums, 0, i);
+                let got = nearest_silhouette(&lab, &sums, &near, 0, i);
+                assert_eq!(got.to_bits(), want.to_bits(), "{round} {i}");
+                ties += usize::from(near2.iter().filter(|&&v| v == near2[1]).count() > 1);
+            }
+        }
+        assert!(ties > 1000, "{ties}");
     }
 
     #[test]

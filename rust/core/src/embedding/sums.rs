@@ -18,7 +18,7 @@
 
 use super::chunks;
 use super::float::Float;
-use super::labelings::{silhouette, Labelings};
+use super::labelings::{nearest_silhouette, silhouette, Between, Labelings};
 use crate::alloc;
 use crate::cpu::{self, Build, Kernel};
 use crate::error::Error;
@@ -49,19 +49,23 @@ fn row<T: Float>(x: &[T], i: usize, d: usize, metric: Summed, out: &mut [f64]) -
     false
 }
 
-/// `|a - b|²`, in four lanes.
+/// Lanes of the sums of squares below: one AVX-512 register of `f64`, two of AVX2.
+const LANES: usize = 8;
+
+/// `|a - b|²`, in [`LANES`] lanes (the same additions in every build).
 #[inline(always)]
 fn distance2(a: &[f64], b: &[f64]) -> f64 {
-    let mut lanes = [0.0f64; 4];
-    let mut qa = a.chunks_exact(4);
-    let mut qb = b.chunks_exact(4);
+    let mut lanes = [0.0f64; LANES];
+    let mut qa = a.chunks_exact(LANES);
+    let mut qb = b.chunks_exact(LANES);
     for (p, q) in (&mut qa).zip(&mut qb) {
-        for t in 0..4 {
+        for t in 0..LANES {
             let v = p[t] - q[t];
             lanes[t] += v * v;
         }
     }
-    let mut s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+    let mut s = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+        + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
     for (p, q) in qa.remainder().iter().zip(qb.remainder()) {
         s += (p - q) * (p - q);
     }
@@ -109,7 +113,7 @@ pub(crate) fn clusters<T: Float>(
     par: bool,
 ) -> Result<Clusters, Error> {
     let n = labelings.n;
-    let (m, ktot) = (labelings.m(), labelings.total());
+    let ktot = labelings.total();
     let block = block_rows(d);
     // Per chunk: each cluster's count, mean (k × d), squared distances, zero rows.
     let parts = chunks::map(par, n, chunks::rows(n), |rows| {
@@ -126,35 +130,22 @@ pub(crate) fn clusters<T: Float>(
         while at < rows.end {
             let part = at..(at + block).min(rows.end);
             at = part.end;
-            for i in part.clone() {
-                let zero = row(x, i, d, metric, &mut y);
-                for l in 0..m {
-                    let c = labelings.cluster(l, i);
-                    if b_count[c] == 0.0 {
-                        touched.push(c);
-                    }
-                    b_count[c] += 1.0;
-                    for (a, &v) in b_mean[c * d..(c + 1) * d].iter_mut().zip(&y) {
-                        *a += v;
-                    }
-                    if zero {
-                        zeros[c] += 1.0;
-                    }
-                }
-            }
-            for &c in &touched {
-                let size = b_count[c];
-                b_mean[c * d..(c + 1) * d]
-                    .iter_mut()
-                    .for_each(|v| *v /= size);
-            }
-            for i in part {
-                row(x, i, d, metric, &mut y);
-                for l in 0..m {
-                    let c = labelings.cluster(l, i);
-                    b_m2[c] += distance2(&y, &b_mean[c * d..(c + 1) * d]);
-                }
-            }
+            cpu::run_best(
+                &[Build::Avx512, Build::Avx2],
+                Moments {
+                    x,
+                    d,
+                    labelings,
+                    metric,
+                    rows: part,
+                    count: &mut b_count,
+                    mean: &mut b_mean,
+                    m2: &mut b_m2,
+                    zeros: &mut zeros,
+                    touched: &mut touched,
+                    y: &mut y,
+                },
+            );
             for &c in &touched {
                 let cluster = c * d..(c + 1) * d;
                 merge(
@@ -202,6 +193,60 @@ pub(crate) fn clusters<T: Float>(
     })
 }
 
+/// One block of rows of [`clusters`]' pass, added into the block's per-cluster arrays:
+/// each cluster's count, its sum then mean, the squared distances to that mean, its
+/// zero rows; the clusters touched are listed in `touched`.
+struct Moments<'a, 'l, T> {
+    x: &'a [T],
+    d: usize,
+    labelings: &'a Labelings<'l>,
+    metric: Summed,
+    rows: std::ops::Range<usize>,
+    count: &'a mut [f64],
+    mean: &'a mut [f64],
+    m2: &'a mut [f64],
+    zeros: &'a mut [f64],
+    touched: &'a mut Vec<usize>,
+    y: &'a mut [f64],
+}
+
+impl<T: Float> Kernel for Moments<'_, '_, T> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        let (d, m, lab) = (self.d, self.labelings.m(), self.labelings);
+        for i in self.rows.clone() {
+            let zero = row(self.x, i, d, self.metric, self.y);
+            for l in 0..m {
+                let c = lab.cluster(l, i);
+                if self.count[c] == 0.0 {
+                    self.touched.push(c);
+                }
+                self.count[c] += 1.0;
+                for (a, &v) in self.mean[c * d..(c + 1) * d].iter_mut().zip(&*self.y) {
+                    *a += v;
+                }
+                if zero {
+                    self.zeros[c] += 1.0;
+                }
+            }
+        }
+        for &c in self.touched.iter() {
+            let size = self.count[c];
+            self.mean[c * d..(c + 1) * d]
+                .iter_mut()
+                .for_each(|v| *v /= size);
+        }
+        for i in self.rows {
+            row(self.x, i, d, self.metric, self.y);
+            for l in 0..m {
+                let c = lab.cluster(l, i);
+                self.m2[c] += distance2(self.y, &self.mean[c * d..(c + 1) * d]);
+            }
+        }
+    }
+}
+
 /// `parts` added into `total` in their order.
 pub(crate) fn add(total: &mut [f64], parts: Vec<Vec<f64>>) {
     for part in parts {
@@ -222,6 +267,9 @@ pub(crate) fn finite(sums: &[f64]) -> Result<(), Error> {
     }
 }
 
+/// Rows of a block of the silhouettes' pass: a multiple of every [`Chunk`]'s rows.
+const BLOCK: usize = 64;
+
 /// Each sample's silhouette in each labeling (`m × n`).
 pub(crate) fn silhouettes<T: Float>(
     x: &[T],
@@ -233,35 +281,57 @@ pub(crate) fn silhouettes<T: Float>(
     let n = labelings.n;
     let (m, ktot) = (labelings.m(), labelings.total());
     let clusters = clusters(x, d, labelings, metric, par)?;
+    // The centroids transposed, dimension by dimension, and the clusters' numbers, in
+    // whole groups of lanes (the padding's sums are computed and left unread).
+    let width = ktot.next_multiple_of(LANES);
+    let mut across = alloc::filled(d * width, 0.0f64, "the centroids, transposed")?;
+    let mut sizes = alloc::filled(width, 0.0f64, "the clusters' sizes")?;
+    let mut inverse = alloc::filled(width, f64::INFINITY, "the clusters' sizes' inverses")?;
+    let mut spread = alloc::filled(width, 0.0f64, "the clusters' spreads")?;
+    let mut zeros = alloc::filled(width, 0.0f64, "the clusters' zero rows")?;
+    for c in 0..ktot {
+        for j in 0..d {
+            across[j * width + c] = clusters.centroids[c * d + j];
+        }
+        sizes[c] = labelings.sizes[c] as f64;
+        if sizes[c] > 0.0 {
+            inverse[c] = 1.0 / sizes[c];
+        }
+        spread[c] = clusters.spread[c];
+        zeros[c] = clusters.zeros[c];
+    }
+    let shared = Shared {
+        x,
+        d,
+        labelings,
+        metric,
+        across: &across,
+        width,
+        sizes: &sizes,
+        inverse: &inverse,
+        spread: &spread,
+        zeros: &zeros,
+    };
     let parts = chunks::map(par, n, chunks::rows(n) / 4 + 1, |rows| {
         let mut out = alloc::filled(rows.len() * m, 0.0f64, "a chunk's silhouettes")?;
-        let mut y = alloc::filled(d, 0.0f64, "a sample")?;
-        let mut sums = alloc::filled(ktot, 0.0f64, "a sample's sums")?;
-        let start = rows.start;
-        for i in rows {
-            let zero = row(x, i, d, metric, &mut y);
-            cpu::run_best(
-                &[Build::Avx2],
-                Sums {
-                    y: &y,
-                    zero,
-                    d,
-                    clusters: &clusters,
-                    sizes: &labelings.sizes,
-                    metric,
-                    sums: &mut sums,
-                },
-            );
-            if zero && metric == Summed::Cosine {
-                // a zero row's distance to itself is 0, as everyone's (scikit-learn zeroes
-                // the diagonal); the sums above count it as 1
-                for l in 0..m {
-                    sums[labelings.cluster(l, i)] -= 1.0;
-                }
-            }
-            for l in 0..m {
-                out[(i - start) * m + l] = silhouette(labelings, &sums, l, i);
-            }
+        let mut scratch = Scratch {
+            ys: alloc::filled(BLOCK * d, 0.0f64, "a block's samples")?,
+            sums: alloc::filled(BLOCK * width, 0.0f64, "a block's sums")?,
+            near: alloc::filled(width, 0.0f64, "a sample's means")?,
+        };
+        let chunk = Chunk::<T, 8> {
+            shared: &shared,
+            rows,
+            scratch: &mut scratch,
+            out: &mut out,
+        };
+        // as many rows at once as leave registers for the loads beside the accumulators
+        if cpu::has(Build::Avx512) {
+            cpu::run_best(&[Build::Avx512], chunk);
+        } else if cpu::has(Build::Avx2) {
+            cpu::run_best(&[Build::Avx2], chunk.by::<4>());
+        } else {
+            chunk.by::<2>().run();
         }
         Ok(out)
     })?;
@@ -278,33 +348,138 @@ pub(crate) fn silhouettes<T: Float>(
     Ok(out)
 }
 
-/// One sample's sums of distances to every cluster.
-struct Sums<'a> {
-    y: &'a [f64],
-    zero: bool,
+/// What every chunk of [`silhouettes`] reads: the samples, and the clusters' centroids
+/// (transposed, `width` apart), sizes, their inverses (infinite for an empty cluster),
+/// spreads and zero rows, in groups of [`LANES`].
+struct Shared<'a, 'l, T> {
+    x: &'a [T],
     d: usize,
-    clusters: &'a Clusters,
-    sizes: &'a [u64],
+    labelings: &'a Labelings<'l>,
     metric: Summed,
-    sums: &'a mut [f64],
+    across: &'a [f64],
+    width: usize,
+    sizes: &'a [f64],
+    inverse: &'a [f64],
+    spread: &'a [f64],
+    zeros: &'a [f64],
 }
 
-impl Kernel for Sums<'_> {
+/// A chunk's working arrays: a block's samples and sums, a sample's near means.
+struct Scratch {
+    ys: Vec<f64>,
+    sums: Vec<f64>,
+    near: Vec<f64>,
+}
+
+/// The silhouettes of a chunk's samples, into `out` (sample by sample, `m` each), block by
+/// block: the squared distances of [`BLOCK`] samples to every centroid, `R` samples by
+/// [`LANES`] centroids at once in registers while the dimensions stream past; from them
+/// each sample's sums and means, and its silhouettes. Each distance is added up
+/// dimension by dimension, so every `R` and every build gives the same bits.
+struct Chunk<'a, 'b, 'l, T, const R: usize> {
+    shared: &'a Shared<'b, 'l, T>,
+    rows: std::ops::Range<usize>,
+    scratch: &'a mut Scratch,
+    out: &'a mut [f64],
+}
+
+impl<'a, 'b, 'l, T, const R: usize> Chunk<'a, 'b, 'l, T, R> {
+    /// The same chunk, `S` rows at once.
+    fn by<const S: usize>(self) -> Chunk<'a, 'b, 'l, T, S> {
+        Chunk {
+            shared: self.shared,
+            rows: self.rows,
+            scratch: self.scratch,
+            out: self.out,
+        }
+    }
+}
+
+impl<T: Float, const R: usize> Kernel for Chunk<'_, '_, '_, T, R> {
     type Output = ();
     #[inline(always)]
     fn run(self) {
-        let d = self.d;
-        for (c, s) in self.sums.iter_mut().enumerate() {
-            let size = self.sizes[c] as f64;
-            let to = distance2(self.y, &self.clusters.centroids[c * d..(c + 1) * d]);
-            let v = size * to + self.clusters.spread[c];
-            *s = match self.metric {
-                Summed::SqEuclidean => v,
-                Summed::Cosine => {
-                    let z = if self.zero { size } else { 0.0 };
-                    0.5 * (v + z + self.clusters.zeros[c])
+        let p = self.shared;
+        let (d, width, lab) = (p.d, p.width, p.labelings);
+        let m = lab.m();
+        let Scratch { ys, sums, near } = self.scratch;
+        let mut zero = [false; BLOCK];
+        let start = self.rows.start;
+        let mut at = start;
+        while at < self.rows.end {
+            let part = at..(at + BLOCK).min(self.rows.end);
+            at = part.end;
+            for (r, i) in part.clone().enumerate() {
+                zero[r] = row(p.x, i, d, p.metric, &mut ys[r * d..(r + 1) * d]);
+            }
+            distances::<R>(ys, d, p.across, width, sums);
+            for (r, i) in part.enumerate() {
+                let sums = &mut sums[r * width..(r + 1) * width];
+                let clusters = sums.iter_mut().zip(p.sizes).zip(p.spread).zip(p.zeros);
+                match p.metric {
+                    Summed::SqEuclidean => {
+                        for (((s, &size), &spread), _) in clusters {
+                            *s = size * *s + spread;
+                        }
+                    }
+                    Summed::Cosine => {
+                        // a zero row is at 1 from everything: `size` more to each cluster
+                        let z = if zero[r] { 1.0 } else { 0.0 };
+                        for (((s, &size), &spread), &zeros) in clusters {
+                            *s = 0.5 * ((size * *s + spread) + z * size + zeros);
+                        }
+                    }
                 }
-            };
+                for ((near, &s), &inverse) in near.iter_mut().zip(&*sums).zip(p.inverse) {
+                    *near = s * inverse;
+                }
+                if zero[r] && p.metric == Summed::Cosine {
+                    // a zero row's distance to itself is 0, as everyone's (scikit-learn
+                    // zeroes the diagonal); the sums above count it as 1
+                    for l in 0..m {
+                        sums[lab.cluster(l, i)] -= 1.0;
+                    }
+                }
+                let out = &mut self.out[(i - start) * m..(i - start + 1) * m];
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = if lab.between == Between::Nearest {
+                        nearest_silhouette(lab, sums, near, l, i)
+                    } else {
+                        silhouette(lab, sums, l, i)
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// The squared distances of the [`BLOCK`] samples `ys` (`d` apart) to every centroid
+/// (`across`, transposed `width` apart), into `out` (`width` apart).
+#[inline(always)]
+fn distances<const R: usize>(ys: &[f64], d: usize, across: &[f64], width: usize, out: &mut [f64]) {
+    let rows = ys.chunks_exact(R * d.max(1));
+    for (ys, out) in rows.zip(out.chunks_exact_mut(R * width)) {
+        for t in (0..width).step_by(LANES) {
+            let mut acc = [[0.0f64; LANES]; R];
+            for j in 0..d {
+                let at = j * width + t;
+                let Some(lane) = across.get(at..at + LANES) else {
+                    break;
+                };
+                // (the check of each index keeps the compiler from vectorising across the
+                // rows, with the sums in memory, rather than across the centroids)
+                for (r, acc) in acc.iter_mut().enumerate() {
+                    let y = ys[r * d + j];
+                    for (a, &c) in acc.iter_mut().zip(lane) {
+                        // c - y, not y - c: the same square, with y broadcast
+                        let v = c - y;
+                        *a += v * v;
+                    }
+                }
+            }
+            for (r, acc) in acc.iter().enumerate() {
+                out[r * width + t..r * width + t + LANES].copy_from_slice(acc);
+            }
         }
     }
 }
