@@ -120,12 +120,9 @@ impl<'a> Labelings<'a> {
 /// `max(a, b)` is 0 (where scikit-learn's `nan_to_num` makes it 0).
 #[inline]
 pub(crate) fn silhouette(labelings: &Labelings<'_>, sums: &[f64], l: usize, i: usize) -> f64 {
-    let own = labelings.cluster(l, i);
-    let n_own = labelings.sizes[own];
-    if n_own <= 1 {
+    let Some((own, a)) = own_mean(labelings, sums, l, i) else {
         return 0.0;
-    }
-    let a = sums[own] / (n_own - 1) as f64;
+    };
     let (from, to) = (labelings.offset[l], labelings.offset[l + 1]);
     let others = sums[from..to]
         .iter()
@@ -172,12 +169,9 @@ pub(crate) fn nearest_silhouette(
     i: usize,
 ) -> f64 {
     debug_assert_eq!(labelings.between, Between::Nearest);
-    let own = labelings.cluster(l, i);
-    let n_own = labelings.sizes[own];
-    if n_own <= 1 {
+    let Some((own, a)) = own_mean(labelings, sums, l, i) else {
         return 0.0;
-    }
-    let a = sums[own] / (n_own - 1) as f64;
+    };
     let (from, to) = (labelings.offset[l], labelings.offset[l + 1]);
     let least = |b: f64, v: f64| if v < b { v } else { b };
     let mut q = f64::INFINITY;
@@ -203,6 +197,15 @@ pub(crate) fn nearest_silhouette(
         }
     }
     score(a, b)
+}
+
+/// Sample `i`'s cluster in labeling `l` and `a`, its mean distance to the others there;
+/// `None` for a cluster of one.
+#[inline(always)]
+fn own_mean(labelings: &Labelings<'_>, sums: &[f64], l: usize, i: usize) -> Option<(usize, f64)> {
+    let own = labelings.cluster(l, i);
+    let n_own = labelings.sizes[own];
+    (n_own > 1).then(|| (own, sums[own] / (n_own - 1) as f64))
 }
 
 /// `(b - a) / max(a, b)`, 0 where `b` is infinite (no other cluster) or `max(a, b)` is 0.
